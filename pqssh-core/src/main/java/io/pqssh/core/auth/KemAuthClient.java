@@ -1,0 +1,44 @@
+package io.pqssh.core.auth;
+
+import java.util.Arrays;
+import java.util.Optional;
+
+import io.pqssh.core.kem.KemAlgorithm;
+import io.pqssh.core.kem.KemPrivateKey;
+
+/**
+ * Client side of KEMUAuth: checks a challenge against the request it answers and derives the response. The checks
+ * run in the spec's order and before decapsulation, so a challenge for another key or parameter set never touches
+ * the secret key.
+ */
+public final class KemAuthClient {
+    private KemAuthClient() {
+    }
+
+    public static byte[] respond(byte[] sessionId, KemAuthRequest request, KemChallenge challenge,
+            KemPrivateKey key) throws ChallengeRejectedException {
+        KemCredential sent = request.credential();
+        Optional<KemAlgorithm> echoed = KemAlgorithm.fromName(challenge.alg());
+        if (echoed.isEmpty() || echoed.get() != sent.algorithm()) {
+            throw new ChallengeRejectedException("challenge algorithm '" + KemCredential.printable(challenge.alg())
+                    + "' differs from requested '" + sent.alg() + "'");
+        }
+        if (!sent.samePublicKey(challenge.publicKey())) {
+            throw new ChallengeRejectedException("challenge is for a different public key");
+        }
+        if (!Arrays.equals(key.publicKey(), challenge.publicKey()) || key.algorithm() != sent.algorithm()) {
+            throw new ChallengeRejectedException("challenge does not match the loaded private key");
+        }
+        int expectedCt = sent.algorithm().ciphertextBytes();
+        if (challenge.ciphertext().length != expectedCt) {
+            throw new ChallengeRejectedException("ciphertext is " + challenge.ciphertext().length + " bytes, "
+                    + sent.algorithm().sshName() + " needs " + expectedCt);
+        }
+        byte[] ss = key.decapsulate(challenge.ciphertext());
+        try {
+            return ResponseDerivation.derive(ss, sessionId, AuthContext.encode(request, challenge));
+        } finally {
+            Arrays.fill(ss, (byte) 0);
+        }
+    }
+}
