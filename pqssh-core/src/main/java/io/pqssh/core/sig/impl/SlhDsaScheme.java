@@ -1,0 +1,115 @@
+package io.pqssh.core.sig.impl;
+
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.Arrays;
+
+import org.bouncycastle.crypto.AsymmetricCipherKeyPair;
+import org.bouncycastle.crypto.generators.SLHDSAKeyPairGenerator;
+import org.bouncycastle.crypto.params.ParametersWithRandom;
+import org.bouncycastle.crypto.params.SLHDSAKeyGenerationParameters;
+import org.bouncycastle.crypto.params.SLHDSAParameters;
+import org.bouncycastle.crypto.params.SLHDSAPrivateKeyParameters;
+import org.bouncycastle.crypto.params.SLHDSAPublicKeyParameters;
+import org.bouncycastle.crypto.signers.SLHDSASigner;
+
+import io.pqssh.core.sig.SignatureKeyType;
+import io.pqssh.core.sig.SignatureScheme;
+import io.pqssh.core.wire.MalformedMessageException;
+import io.pqssh.core.wire.SshReader;
+import io.pqssh.core.wire.SshWriter;
+
+/**
+ * SLH-DSA-SHA2-128f/192f/256f (FIPS 205), pure, empty context, hedged (fresh opt_rand per signature).
+ * pk = PK.seed || PK.root (2n); secret = FIPS 205 sk = SK.seed || SK.prf || PK.seed || PK.root (4n).
+ * Private fields (liboqs/OQS layout): {@code string pk(2n), string sk(4n)}. On reading, PK.root is recomputed from
+ * the seeds and must match.
+ */
+public final class SlhDsaScheme extends SignatureScheme {
+    private final SLHDSAParameters params;
+    private final int n;
+
+    public SlhDsaScheme(SignatureKeyType type) {
+        super(type);
+        this.params = switch (type.name()) { // by name: the enum is still initialising here
+            case "SLHDSA_SHA2_128F" -> SLHDSAParameters.sha2_128f;
+            case "SLHDSA_SHA2_192F" -> SLHDSAParameters.sha2_192f;
+            case "SLHDSA_SHA2_256F" -> SLHDSAParameters.sha2_256f;
+            default -> throw new IllegalArgumentException(type.name());
+        };
+        this.n = type.publicKeySize() / 2;
+    }
+
+    @Override
+    protected KeyMaterial generate(SecureRandom random) {
+        SLHDSAKeyPairGenerator g = new SLHDSAKeyPairGenerator();
+        g.init(new SLHDSAKeyGenerationParameters(random, params));
+        AsymmetricCipherKeyPair kp = g.generateKeyPair();
+        SLHDSAPrivateKeyParameters sk = (SLHDSAPrivateKeyParameters) kp.getPrivate();
+        byte[] secret = sk.getEncoded();
+        sk.destroy();
+        return new KeyMaterial(((SLHDSAPublicKeyParameters) kp.getPublic()).getEncoded(), secret);
+    }
+
+    @Override
+    protected byte[] derivePublicKey(byte[] secret) {
+        if (secret.length != 4 * n) {
+            throw new IllegalArgumentException(type().sshName() + " secret must be " + 4 * n + " bytes, got "
+                    + secret.length);
+        }
+        // Re-run key generation on SK.seed || SK.prf || PK.seed to recompute PK.root.
+        FixedRandom seeds = new FixedRandom(Arrays.copyOf(secret, 3 * n));
+        try {
+            SLHDSAKeyPairGenerator g = new SLHDSAKeyPairGenerator();
+            g.init(new SLHDSAKeyGenerationParameters(seeds, params));
+            AsymmetricCipherKeyPair kp = g.generateKeyPair();
+            SLHDSAPrivateKeyParameters sk = (SLHDSAPrivateKeyParameters) kp.getPrivate();
+            byte[] enc = sk.getEncoded();
+            sk.destroy();
+            boolean same = MessageDigest.isEqual(enc, secret);
+            Arrays.fill(enc, (byte) 0);
+            if (!same || !seeds.exhausted()) {
+                throw new IllegalArgumentException("PK.root in the secret does not match its seeds");
+            }
+            return Arrays.copyOfRange(secret, 2 * n, 4 * n);
+        } finally {
+            seeds.wipe();
+        }
+    }
+
+    @Override
+    protected byte[] signRaw(byte[] secret, byte[] publicKey, byte[] data, SecureRandom random) {
+        SLHDSAPrivateKeyParameters sk = new SLHDSAPrivateKeyParameters(params, secret);
+        try {
+            SLHDSASigner s = new SLHDSASigner();
+            s.init(true, new ParametersWithRandom(sk, random));
+            return s.generateSignature(data);
+        } finally {
+            sk.destroy();
+        }
+    }
+
+    @Override
+    protected boolean verifyRaw(byte[] publicKey, byte[] data, byte[] signature) {
+        SLHDSASigner s = new SLHDSASigner();
+        s.init(false, new SLHDSAPublicKeyParameters(params, publicKey));
+        return s.verifySignature(data, signature);
+    }
+
+    @Override
+    protected void writePrivateFields(SshWriter out, byte[] publicKey, byte[] secret) {
+        out.putString(publicKey).putString(secret);
+    }
+
+    @Override
+    protected KeyMaterial readPrivateFields(SshReader in) throws MalformedMessageException {
+        byte[] pk = in.getString();
+        byte[] sk = in.getString();
+        if (sk.length != 4 * n) {
+            Arrays.fill(sk, (byte) 0);
+            throw new MalformedMessageException(type().sshName() + " private section: secret must be " + 4 * n
+                    + " bytes, got " + sk.length);
+        }
+        return new KeyMaterial(pk, sk);
+    }
+}
