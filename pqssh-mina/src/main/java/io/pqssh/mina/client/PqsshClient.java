@@ -1,0 +1,200 @@
+package io.pqssh.mina.client;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.security.KeyPair;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+import org.apache.sshd.client.ClientBuilder;
+import org.apache.sshd.client.SshClient;
+import org.apache.sshd.client.auth.UserAuthFactory;
+import org.apache.sshd.client.auth.password.UserAuthPasswordFactory;
+import org.apache.sshd.client.auth.pubkey.UserAuthPublicKeyFactory;
+import org.apache.sshd.client.channel.ChannelExec;
+import org.apache.sshd.client.channel.ClientChannelEvent;
+import org.apache.sshd.client.keyverifier.ServerKeyVerifier;
+import org.apache.sshd.client.session.ClientSession;
+import org.apache.sshd.core.CoreModuleProperties;
+
+import io.pqssh.core.auth.KemAuthMethod;
+import io.pqssh.mina.auth.ClientKemUserAuthFactory;
+import io.pqssh.mina.auth.KemClientIdentity;
+import io.pqssh.mina.kex.PostQuantumKexPolicy;
+import io.pqssh.mina.kex.PqKex;
+
+/** A MINA SSHD client set up the pqssh way: OpenSSH 10 KEX order, KEM methods tried first, PQ policy. */
+public final class PqsshClient implements AutoCloseable {
+    private final SshClient client;
+    private final Builder config;
+    private final PostQuantumKexPolicy policy;
+
+    private PqsshClient(SshClient client, Builder config, PostQuantumKexPolicy policy) {
+        this.client = client;
+        this.config = config;
+        this.policy = policy;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public SshClient sshClient() {
+        return client;
+    }
+
+    /** Connects, runs key exchange and authentication; the returned session is authenticated or this throws. */
+    public ClientSession login(String user, String host, int port) throws IOException {
+        ClientSession session = client.connect(user, host, port).verify(config.timeout).getSession();
+        try {
+            if (config.kemIdentity != null) {
+                session.setAttribute(ClientKemUserAuthFactory.IDENTITY, config.kemIdentity);
+            }
+            for (KeyPair kp : config.identities) {
+                session.addPublicKeyIdentity(kp);
+            }
+            if (config.password != null) {
+                session.addPasswordIdentity(config.password);
+            }
+            session.auth().verify(config.timeout);
+            return session;
+        } catch (IOException | RuntimeException e) {
+            String refusal = policy.refusalFor(session);
+            session.close(true);
+            if (refusal != null) {
+                throw new PostQuantumRequiredException(refusal, e);
+            }
+            throw e;
+        }
+    }
+
+    /** Runs a command on an authenticated session, copying its output; returns the exit status (or -1). */
+    public static int exec(ClientSession session, String command, OutputStream out, OutputStream err,
+            Duration timeout) throws IOException {
+        try (ChannelExec ch = session.createExecChannel(command)) {
+            ch.setOut(out);
+            ch.setErr(err);
+            ch.open().verify(timeout);
+            ch.waitFor(EnumSet.of(ClientChannelEvent.CLOSED, ClientChannelEvent.EXIT_STATUS), timeout);
+            Integer status = ch.getExitStatus();
+            return status == null ? -1 : status;
+        }
+    }
+
+    public static String execToString(ClientSession session, String command, Duration timeout) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int rc = exec(session, command, out, new ByteArrayOutputStream(), timeout);
+        if (rc != 0) {
+            throw new IOException("remote command '" + command + "' exited with " + rc);
+        }
+        return out.toString(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void close() throws IOException {
+        client.stop();
+    }
+
+    /** Thrown when the policy refused a classical key exchange. */
+    public static final class PostQuantumRequiredException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        PostQuantumRequiredException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    public static final class Builder {
+        private List<String> kex = PqKex.DEFAULT_ORDER;
+        private boolean kexExplicit;
+        private boolean requirePqKex;
+        private boolean warnWeakCrypto = true;
+        private Consumer<String> warningSink = System.err::println;
+        private ServerKeyVerifier serverKeyVerifier;
+        private KemClientIdentity kemIdentity;
+        private final List<KeyPair> identities = new ArrayList<>();
+        private String password;
+        private List<String> preferredAuth = List.of("publickey-kem", "publickey-kem-and", "publickey", "password");
+        private Duration timeout = Duration.ofSeconds(30);
+
+        /** An explicit list also silences the weak-crypto warning, as in OpenSSH. */
+        public Builder kex(List<String> names) {
+            this.kex = List.copyOf(names);
+            this.kexExplicit = true;
+            return this;
+        }
+
+        public Builder requirePostQuantumKex(boolean require) {
+            this.requirePqKex = require;
+            return this;
+        }
+
+        public Builder warnWeakCrypto(boolean warn) {
+            this.warnWeakCrypto = warn;
+            return this;
+        }
+
+        public Builder warningSink(Consumer<String> sink) {
+            this.warningSink = Objects.requireNonNull(sink);
+            return this;
+        }
+
+        public Builder serverKeyVerifier(ServerKeyVerifier verifier) {
+            this.serverKeyVerifier = verifier;
+            return this;
+        }
+
+        public Builder kemIdentity(KemClientIdentity identity) {
+            this.kemIdentity = identity;
+            return this;
+        }
+
+        public Builder identity(KeyPair keyPair) {
+            this.identities.add(keyPair);
+            return this;
+        }
+
+        public Builder password(String password) {
+            this.password = password;
+            return this;
+        }
+
+        /** Client method order ({@code PreferredAuthentications}). */
+        public Builder preferredAuthentications(List<String> methods) {
+            this.preferredAuth = List.copyOf(methods);
+            return this;
+        }
+
+        public Builder timeout(Duration d) {
+            this.timeout = d;
+            return this;
+        }
+
+        public PqsshClient start() {
+            PqKex.checkPostQuantumSupport();
+            SshClient client = ClientBuilder.builder().build();
+            client.setKeyExchangeFactories(PqKex.factories(kex, ClientBuilder.DH2KEX));
+            client.setServerKeyVerifier(Objects.requireNonNull(serverKeyVerifier, "server key verifier"));
+            List<UserAuthFactory> auth = new ArrayList<>();
+            auth.add(new ClientKemUserAuthFactory(KemAuthMethod.PUBLICKEY_KEM));
+            auth.add(new ClientKemUserAuthFactory(KemAuthMethod.PUBLICKEY_KEM_AND));
+            auth.add(UserAuthPublicKeyFactory.INSTANCE);
+            auth.add(UserAuthPasswordFactory.INSTANCE);
+            client.setUserAuthFactories(auth);
+            CoreModuleProperties.PREFERRED_AUTHS.set(client, String.join(",", preferredAuth));
+            // identities come from the caller only, never from ~/.ssh behind the user's back
+            client.setKeyIdentityProvider(s -> List.of());
+            boolean warn = warnWeakCrypto && !kexExplicit;
+            PostQuantumKexPolicy policy = new PostQuantumKexPolicy(requirePqKex,
+                    warn ? k -> warningSink.accept(PostQuantumKexPolicy.clientWarning(k)) : null);
+            client.addSessionListener(policy);
+            client.start();
+            return new PqsshClient(client, this, policy);
+        }
+    }
+}

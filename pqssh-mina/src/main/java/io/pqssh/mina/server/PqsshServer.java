@@ -1,0 +1,201 @@
+package io.pqssh.mina.server;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+import org.apache.sshd.common.keyprovider.KeyPairProvider;
+import org.apache.sshd.core.CoreModuleProperties;
+import org.apache.sshd.server.ServerBuilder;
+import org.apache.sshd.server.SshServer;
+import org.apache.sshd.server.auth.UserAuthFactory;
+import org.apache.sshd.server.auth.password.PasswordAuthenticator;
+import org.apache.sshd.server.auth.password.UserAuthPasswordFactory;
+import org.apache.sshd.server.auth.pubkey.PublickeyAuthenticator;
+import org.apache.sshd.server.auth.pubkey.UserAuthPublicKeyFactory;
+import org.apache.sshd.server.shell.InteractiveProcessShellFactory;
+import org.apache.sshd.sftp.server.SftpSubsystemFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.pqssh.core.auth.KemAuthMethod;
+import io.pqssh.mina.auth.KemServerSettings;
+import io.pqssh.mina.auth.ServerKemUserAuthFactory;
+import io.pqssh.mina.kex.PostQuantumKexPolicy;
+import io.pqssh.mina.kex.PqKex;
+
+/**
+ * A MINA SSHD server set up the pqssh way: OpenSSH 10 KEX order, the KEM methods beside publickey and password,
+ * exec through {@code /bin/sh -c}, an interactive shell and SFTP.
+ */
+public final class PqsshServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(PqsshServer.class);
+
+    private final SshServer sshd;
+    private final KemServerSettings kemSettings;
+
+    private PqsshServer(SshServer sshd, KemServerSettings kemSettings) {
+        this.sshd = sshd;
+        this.kemSettings = kemSettings;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public int port() {
+        return sshd.getPort();
+    }
+
+    public String host() {
+        return sshd.getHost();
+    }
+
+    public SshServer sshd() {
+        return sshd;
+    }
+
+    /** Pending KEM challenges right now (zero when idle; the attack drills watch it). */
+    public int pendingKemChallenges() {
+        return kemSettings == null ? 0 : kemSettings.limiter().pending();
+    }
+
+    @Override
+    public void close() throws IOException {
+        sshd.stop(true);
+    }
+
+    public static final class Builder {
+        private String host = "127.0.0.1";
+        private int port;
+        private KeyPairProvider hostKeys;
+        private KemServerSettings kem;
+        private boolean kemAnd = true;
+        private PublickeyAuthenticator publickey;
+        private PasswordAuthenticator password;
+        private String authenticationMethods;
+        private List<String> kex = PqKex.DEFAULT_ORDER;
+        private boolean requirePqKex;
+        private int maxAuthTries = 6;
+        private Duration loginGraceTime = Duration.ofSeconds(120);
+        private boolean sftp = true;
+
+        public Builder host(String host) {
+            this.host = host;
+            return this;
+        }
+
+        public Builder port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        public Builder hostKeys(KeyPairProvider provider) {
+            this.hostKeys = provider;
+            return this;
+        }
+
+        /** Enables publickey-kem (and publickey-kem-and unless turned off). */
+        public Builder kem(KemServerSettings settings) {
+            this.kem = settings;
+            return this;
+        }
+
+        public Builder kemAnd(boolean enabled) {
+            this.kemAnd = enabled;
+            return this;
+        }
+
+        public Builder publickey(PublickeyAuthenticator authenticator) {
+            this.publickey = authenticator;
+            return this;
+        }
+
+        public Builder password(PasswordAuthenticator authenticator) {
+            this.password = authenticator;
+            return this;
+        }
+
+        /** OpenSSH {@code AuthenticationMethods}: space-separated alternatives of comma-separated steps. */
+        public Builder authenticationMethods(String methods) {
+            this.authenticationMethods = methods;
+            return this;
+        }
+
+        public Builder kex(List<String> names) {
+            this.kex = List.copyOf(names);
+            return this;
+        }
+
+        public Builder requirePostQuantumKex(boolean require) {
+            this.requirePqKex = require;
+            return this;
+        }
+
+        public Builder maxAuthTries(int n) {
+            this.maxAuthTries = n;
+            return this;
+        }
+
+        public Builder loginGraceTime(Duration d) {
+            this.loginGraceTime = d;
+            return this;
+        }
+
+        public Builder sftp(boolean enabled) {
+            this.sftp = enabled;
+            return this;
+        }
+
+        public PqsshServer start() throws IOException {
+            PqKex.checkPostQuantumSupport();
+            SshServer sshd = ServerBuilder.builder().build();
+            sshd.setHost(host);
+            sshd.setPort(port);
+            sshd.setKeyPairProvider(Objects.requireNonNull(hostKeys, "host keys"));
+            sshd.setKeyExchangeFactories(PqKex.factories(kex, ServerBuilder.DH2KEX));
+            List<UserAuthFactory> auth = new ArrayList<>();
+            if (publickey != null) {
+                sshd.setPublickeyAuthenticator(publickey);
+                auth.add(UserAuthPublicKeyFactory.INSTANCE);
+            } else {
+                sshd.setPublickeyAuthenticator(null);
+            }
+            if (kem != null) {
+                auth.add(new ServerKemUserAuthFactory(KemAuthMethod.PUBLICKEY_KEM, kem));
+                if (kemAnd) {
+                    auth.add(new ServerKemUserAuthFactory(KemAuthMethod.PUBLICKEY_KEM_AND, kem));
+                }
+            }
+            if (password != null) {
+                sshd.setPasswordAuthenticator(password);
+                auth.add(UserAuthPasswordFactory.INSTANCE);
+            } else {
+                sshd.setPasswordAuthenticator(null);
+            }
+            if (auth.isEmpty()) {
+                throw new IllegalStateException("no authentication method is enabled");
+            }
+            sshd.setKeyboardInteractiveAuthenticator(null);
+            sshd.setUserAuthFactories(auth);
+            if (authenticationMethods != null && !authenticationMethods.isBlank()
+                    && !"any".equals(authenticationMethods.trim())) {
+                CoreModuleProperties.AUTH_METHODS.set(sshd, authenticationMethods.trim());
+            }
+            CoreModuleProperties.MAX_AUTH_REQUESTS.set(sshd, maxAuthTries);
+            CoreModuleProperties.AUTH_TIMEOUT.set(sshd, loginGraceTime);
+            sshd.addSessionListener(new PostQuantumKexPolicy(requirePqKex,
+                    kexName -> LOG.warn("connection uses non-post-quantum key exchange {}", kexName)));
+            sshd.setCommandFactory(ShellCommandFactory.INSTANCE);
+            sshd.setShellFactory(InteractiveProcessShellFactory.INSTANCE);
+            if (sftp) {
+                sshd.setSubsystemFactories(List.of(new SftpSubsystemFactory()));
+            }
+            sshd.start();
+            LOG.info("pqssh server listening on {}:{} (kex {})", host, sshd.getPort(), String.join(",", kex));
+            return new PqsshServer(sshd, kem);
+        }
+    }
+}
