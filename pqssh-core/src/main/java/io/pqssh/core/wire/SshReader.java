@@ -20,7 +20,7 @@ public final class SshReader {
     }
 
     public SshReader(byte[] data, int offset, int length) {
-        if (offset < 0 || length < 0 || offset + length > data.length) {
+        if (offset < 0 || length < 0 || offset > data.length - length) { // no int overflow
             throw new IllegalArgumentException("bad slice");
         }
         this.data = data;
