@@ -68,7 +68,12 @@ public enum KemAlgorithm {
         if (name == null) {
             return Optional.empty();
         }
-        String n = name.trim().toLowerCase(Locale.ROOT);
+        // SSH algorithm names are printable US-ASCII without spaces (RFC 4251 section 6): no trimming, and no
+        // Unicode case folding (U+212A KELVIN SIGN lowercases to 'k')
+        if (!name.chars().allMatch(c -> c > 0x20 && c < 0x7F)) {
+            return Optional.empty();
+        }
+        String n = name.toLowerCase(Locale.ROOT);
         if (n.endsWith("-sha256")) {
             n = n.substring(0, n.length() - "-sha256".length());
         }
