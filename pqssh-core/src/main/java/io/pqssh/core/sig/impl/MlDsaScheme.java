@@ -93,7 +93,8 @@ public final class MlDsaScheme extends SignatureScheme {
     // ---- primitives, shared with the composite ----
 
     public static byte[] publicFromSecret(MLDSAParameters params, byte[] secret) {
-        MLDSAPrivateKeyParameters sk = new MLDSAPrivateKeyParameters(params, secret);
+        // BC keeps (and destroy() wipes) the array it is given: always hand it a copy
+        MLDSAPrivateKeyParameters sk = new MLDSAPrivateKeyParameters(params, secret.clone());
         try {
             return sk.getPublicKey();
         } finally {
@@ -103,7 +104,7 @@ public final class MlDsaScheme extends SignatureScheme {
 
     /** Pure ML-DSA over {@code data} with context {@code ctx} ({@code null} = empty); hedged with {@code random}. */
     public static byte[] sign(MLDSAParameters params, byte[] secret, byte[] ctx, byte[] data, SecureRandom random) {
-        MLDSAPrivateKeyParameters sk = new MLDSAPrivateKeyParameters(params, secret);
+        MLDSAPrivateKeyParameters sk = new MLDSAPrivateKeyParameters(params, secret.clone());
         try {
             CipherParameters p = new ParametersWithRandom(sk, random);
             if (ctx != null) {

@@ -79,7 +79,7 @@ public final class SlhDsaScheme extends SignatureScheme {
 
     @Override
     protected byte[] signRaw(byte[] secret, byte[] publicKey, byte[] data, SecureRandom random) {
-        SLHDSAPrivateKeyParameters sk = new SLHDSAPrivateKeyParameters(params, secret);
+        SLHDSAPrivateKeyParameters sk = new SLHDSAPrivateKeyParameters(params, secret.clone());
         try {
             SLHDSASigner s = new SLHDSASigner();
             s.init(true, new ParametersWithRandom(sk, random));

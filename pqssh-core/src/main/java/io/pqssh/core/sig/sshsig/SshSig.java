@@ -134,14 +134,23 @@ public final class SshSig {
     }
 
     public static Parsed parse(byte[] blob) throws MalformedMessageException {
+        try {
+            return parseBlob(blob);
+        } catch (MalformedMessageException e) {
+            throw e.getMessage().startsWith("SSHSIG") ? e : new MalformedMessageException("SSHSIG blob: "
+                    + e.getMessage());
+        }
+    }
+
+    private static Parsed parseBlob(byte[] blob) throws MalformedMessageException {
         SshReader r = new SshReader(blob);
         byte[] magic = r.remaining() >= MAGIC.length ? r.getRaw(MAGIC.length) : new byte[0];
         if (!Arrays.equals(magic, MAGIC)) {
-            throw new MalformedMessageException("not an SSHSIG blob: bad magic preamble");
+            throw new MalformedMessageException("SSHSIG blob: bad magic preamble");
         }
         long version = r.getUint32();
         if (version != VERSION) {
-            throw new MalformedMessageException("unsupported SSHSIG version " + version);
+            throw new MalformedMessageException("SSHSIG blob: unsupported version " + version);
         }
         SshPublicKey pk = SshPublicKey.decode(r.getString());
         String namespace = r.getUtf8();
@@ -150,7 +159,7 @@ public final class SshSig {
         byte[] sig = r.getString();
         r.expectEnd("SSHSIG blob");
         if (!HASH_ALGORITHMS.contains(hashAlg)) {
-            throw new MalformedMessageException("unsupported SSHSIG hash algorithm \"" + hashAlg + "\"");
+            throw new MalformedMessageException("SSHSIG blob: unsupported hash algorithm \"" + hashAlg + "\"");
         }
         return new Parsed(pk, namespace, reserved, hashAlg, sig);
     }
