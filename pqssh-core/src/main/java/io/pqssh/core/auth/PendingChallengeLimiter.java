@@ -28,9 +28,18 @@ public final class PendingChallengeLimiter {
             global.decrementAndGet();
             return null;
         }
-        AtomicInteger n = perSource.computeIfAbsent(source, k -> new AtomicInteger());
-        if (n.incrementAndGet() > maxPerSource) {
-            n.decrementAndGet();
+        // check and increment inside compute(): atomic with release()'s computeIfPresent for the same source, so an
+        // acquire can never increment a counter that a concurrent release has just removed from the map
+        boolean[] granted = new boolean[1];
+        perSource.compute(source, (k, n) -> {
+            AtomicInteger c = n == null ? new AtomicInteger() : n;
+            if (c.get() < maxPerSource) {
+                c.incrementAndGet();
+                granted[0] = true;
+            }
+            return c.get() == 0 ? null : c;
+        });
+        if (!granted[0]) {
             global.decrementAndGet();
             return null;
         }
