@@ -1,0 +1,331 @@
+package io.pqssh.core.keys.authorized;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.pqssh.core.kem.KemAlgorithm;
+import io.pqssh.core.keys.KeyFileException;
+import io.pqssh.core.keys.kem.KemPublicKey;
+import io.pqssh.core.wire.MalformedMessageException;
+import io.pqssh.core.wire.SshReader;
+
+/**
+ * Authorized public keys of a user, loaded from OpenSSH-style {@code authorized_keys} files (any key type, options
+ * field, KEM keys as {@code mlkem512/768/1024} with the blob {@code string name, string raw_pk}) and from the
+ * research implementation's {@code authorized_kem_keys} ({@code <alg> <base64 raw pk> [ignored]}). Bad lines are
+ * skipped and reported with their line numbers, as sshd does; they never fail the whole file.
+ */
+public final class AuthorizedKeys {
+    private static final Logger LOG = LoggerFactory.getLogger(AuthorizedKeys.class);
+
+    private final List<AuthorizedKeyEntry> entries;
+    private final List<RejectedLine> rejected;
+
+    private AuthorizedKeys(List<AuthorizedKeyEntry> entries, List<RejectedLine> rejected) {
+        this.entries = Collections.unmodifiableList(entries);
+        this.rejected = Collections.unmodifiableList(rejected);
+    }
+
+    public static AuthorizedKeys empty() {
+        return new AuthorizedKeys(List.of(), List.of());
+    }
+
+    /** The entries of several files, in order (e.g. {@code authorized_keys} then {@code authorized_kem_keys}). */
+    public static AuthorizedKeys of(AuthorizedKeys... parts) {
+        List<AuthorizedKeyEntry> e = new ArrayList<>();
+        List<RejectedLine> r = new ArrayList<>();
+        for (AuthorizedKeys p : parts) {
+            e.addAll(p.entries);
+            r.addAll(p.rejected);
+        }
+        return new AuthorizedKeys(e, r);
+    }
+
+    public List<AuthorizedKeyEntry> entries() {
+        return entries;
+    }
+
+    /** Lines that were skipped, with the reason. */
+    public List<RejectedLine> rejected() {
+        return rejected;
+    }
+
+    // ---------------------------------------------------------------- loading
+
+    /** Loads an {@code authorized_keys} file; expiry times without {@code Z} are in the system time zone. */
+    public static AuthorizedKeys load(Path file) throws IOException {
+        return load(file, ZoneId.systemDefault());
+    }
+
+    public static AuthorizedKeys load(Path file, ZoneId zone) throws IOException {
+        return parse(new String(Files.readAllBytes(file), StandardCharsets.UTF_8), file.toString(), zone);
+    }
+
+    public static AuthorizedKeys parse(String content, String source) {
+        return parse(content, source, ZoneId.systemDefault());
+    }
+
+    public static AuthorizedKeys parse(String content, String source, ZoneId zone) {
+        List<AuthorizedKeyEntry> entries = new ArrayList<>();
+        List<RejectedLine> rejected = new ArrayList<>();
+        String[] lines = content.split("\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            String line = stripLine(lines[i]);
+            if (line.isEmpty() || line.startsWith("#")) {
+                continue;
+            }
+            try {
+                entries.add(parseLine(line, source, i + 1, zone));
+            } catch (KeyFileException e) {
+                reject(rejected, source, i + 1, e.getMessage());
+            }
+        }
+        return new AuthorizedKeys(entries, rejected);
+    }
+
+    /** Loads the research implementation's {@code authorized_kem_keys}. */
+    public static AuthorizedKeys loadKemKeys(Path file) throws IOException {
+        return parseKemKeys(new String(Files.readAllBytes(file), StandardCharsets.UTF_8), file.toString());
+    }
+
+    public static AuthorizedKeys parseKemKeys(String content, String source) {
+        List<AuthorizedKeyEntry> entries = new ArrayList<>();
+        List<RejectedLine> rejected = new ArrayList<>();
+        String[] lines = content.split("\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            String line = stripLine(lines[i]);
+            if (line.isEmpty() || line.startsWith("#")) {
+                continue;
+            }
+            String[] parts = line.split("[ \t]+", 3);
+            Optional<KemAlgorithm> alg = KemAlgorithm.fromName(parts[0]);
+            if (alg.isEmpty()) {
+                reject(rejected, source, i + 1, "unknown KEM algorithm '" + parts[0] + "'");
+                continue;
+            }
+            if (parts.length < 2) {
+                reject(rejected, source, i + 1, "missing public key after '" + parts[0] + "'");
+                continue;
+            }
+            byte[] raw;
+            try {
+                raw = Base64.getDecoder().decode(parts[1]);
+            } catch (IllegalArgumentException e) {
+                reject(rejected, source, i + 1, "invalid base64 public key: " + e.getMessage());
+                continue;
+            }
+            if (raw.length != alg.get().publicKeyBytes()) {
+                reject(rejected, source, i + 1, alg.get().sshName() + " public key must be "
+                        + alg.get().publicKeyBytes() + " bytes, got " + raw.length);
+                continue;
+            }
+            KemPublicKey k = new KemPublicKey(alg.get(), raw);
+            entries.add(new AuthorizedKeyEntry(source, i + 1, AuthorizedKeyEntry.Format.AUTHORIZED_KEM_KEYS,
+                    k.algorithm().sshName(), k.blob(), parts.length > 2 ? parts[2] : "", AuthorizedKeyOptions.NONE,
+                    k));
+        }
+        return new AuthorizedKeys(entries, rejected);
+    }
+
+    /** A line for {@code authorized_kem_keys}. */
+    public static String formatKemKeyLine(KemPublicKey key, String comment) {
+        String s = key.algorithm().sshName() + " " + Base64.getEncoder().encodeToString(key.raw());
+        return comment == null || comment.isEmpty() ? s : s + " " + comment;
+    }
+
+    private static String stripLine(String l) {
+        String s = l.endsWith("\r") ? l.substring(0, l.length() - 1) : l;
+        return s.strip();
+    }
+
+    private static void reject(List<RejectedLine> rejected, String source, int line, String reason) {
+        RejectedLine r = new RejectedLine(source, line, reason);
+        rejected.add(r);
+        LOG.warn("{}:{}: skipped: {}", source, line, reason);
+    }
+
+    // ---------------------------------------------------------------- one authorized_keys line
+
+    private record Key(String type, byte[] blob, String comment, KemPublicKey kem) {
+    }
+
+    /** Parses one non-empty, non-comment {@code authorized_keys} line. */
+    public static AuthorizedKeyEntry parseLine(String line, String source, int lineNumber, ZoneId zone)
+            throws KeyFileException {
+        String first = firstToken(line, 0);
+        KeyFileException atStart;
+        try {
+            Key k = readKey(line, 0);
+            return entry(source, lineNumber, k, AuthorizedKeyOptions.NONE);
+        } catch (KeyFileException e) {
+            atStart = e;
+        }
+        boolean firstIsKeyType = looksLikeKeyType(first);
+        List<AuthorizedKeyOptions.RawOption> raw = new ArrayList<>();
+        int end;
+        try {
+            end = AuthorizedKeyOptions.split(line, 0, raw);
+        } catch (AuthorizedKeyOptions.OptionsException e) {
+            throw firstIsKeyType ? atStart : new KeyFileException("bad key options: " + e.getMessage());
+        }
+        int keyStart = skipSpace(line, end);
+        if (keyStart >= line.length()) {
+            throw firstIsKeyType ? atStart : new KeyFileException("no key after the options field");
+        }
+        Key k;
+        try {
+            k = readKey(line, keyStart);
+        } catch (KeyFileException e) {
+            throw firstIsKeyType ? atStart : e;
+        }
+        try {
+            return entry(source, lineNumber, k, AuthorizedKeyOptions.interpret(raw, zone));
+        } catch (AuthorizedKeyOptions.OptionsException e) {
+            throw new KeyFileException("bad key options: " + e.getMessage());
+        }
+    }
+
+    private static AuthorizedKeyEntry entry(String source, int lineNumber, Key k, AuthorizedKeyOptions o) {
+        return new AuthorizedKeyEntry(source, lineNumber, AuthorizedKeyEntry.Format.AUTHORIZED_KEYS, k.type(),
+                k.blob(), k.comment(), o, k.kem());
+    }
+
+    private static Key readKey(String line, int pos) throws KeyFileException {
+        String type = firstToken(line, pos);
+        int b = skipSpace(line, pos + type.length());
+        if (b >= line.length()) {
+            throw new KeyFileException("missing key blob after '" + type + "'");
+        }
+        String b64 = firstToken(line, b);
+        String comment = line.substring(skipSpace(line, b + b64.length()));
+        byte[] blob;
+        try {
+            blob = Base64.getDecoder().decode(b64);
+        } catch (IllegalArgumentException e) {
+            throw new KeyFileException("invalid base64 key blob for '" + type + "': " + e.getMessage());
+        }
+        String inner;
+        try {
+            inner = new SshReader(blob).getUtf8();
+        } catch (MalformedMessageException e) {
+            throw new KeyFileException("malformed key blob for '" + type + "': " + e.getMessage());
+        }
+        Optional<KemAlgorithm> kemType = KemAlgorithm.fromName(type);
+        if (kemType.isPresent() && KemAlgorithm.fromName(inner).orElse(null) == kemType.get()) {
+            KemPublicKey kem = KemPublicKey.fromBlob(blob);
+            return new Key(kem.algorithm().sshName(), kem.blob(), comment, kem);
+        }
+        if (!inner.equals(type)) {
+            throw new KeyFileException("key type '" + type + "' does not match the blob's type '"
+                    + printable(inner) + "'");
+        }
+        return new Key(type, blob, comment, null);
+    }
+
+    private static boolean looksLikeKeyType(String t) {
+        if (t.indexOf('=') >= 0 || t.indexOf('"') >= 0 || t.indexOf(',') >= 0) {
+            return false;
+        }
+        return KemAlgorithm.fromName(t).isPresent() || t.startsWith("ssh-") || t.startsWith("ecdsa-")
+                || t.startsWith("sk-") || t.startsWith("rsa-") || t.indexOf('@') >= 0;
+    }
+
+    private static String firstToken(String s, int from) {
+        int i = from;
+        while (i < s.length() && s.charAt(i) != ' ' && s.charAt(i) != '\t') {
+            i++;
+        }
+        return s.substring(from, i);
+    }
+
+    private static int skipSpace(String s, int from) {
+        int i = from;
+        while (i < s.length() && (s.charAt(i) == ' ' || s.charAt(i) == '\t')) {
+            i++;
+        }
+        return i;
+    }
+
+    private static String printable(String s) {
+        StringBuilder b = new StringBuilder();
+        for (char c : s.toCharArray()) {
+            b.append(c >= 0x20 && c < 0x7f ? c : '?');
+            if (b.length() > 64) {
+                return b + "...";
+            }
+        }
+        return b.toString();
+    }
+
+    // ---------------------------------------------------------------- lookups
+
+    /** The result of a lookup: the first usable entry, or the reasons the listed matching entries were refused. */
+    public record Lookup(Optional<AuthorizedKeyEntry> entry, List<String> denials) {
+    }
+
+    /**
+     * The first entry for this public key blob that the client may use now (sshd's order: later lines are tried
+     * when an earlier one's {@code from=} or {@code expiry-time} refuses). {@code cert-authority} entries never
+     * match a plain key. {@code clientAddress} is the numeric address; the host name is taken to be the address.
+     */
+    public Optional<AuthorizedKeyEntry> find(byte[] publicKeyBlob, String clientAddress, Instant now) {
+        return find(publicKeyBlob, clientAddress, null, now);
+    }
+
+    /** As {@link #find(byte[], String, Instant)} with a resolved client host name (sshd's {@code UseDNS yes}). */
+    public Optional<AuthorizedKeyEntry> find(byte[] publicKeyBlob, String clientAddress, String clientHostname,
+            Instant now) {
+        return lookup(publicKeyBlob, clientAddress, clientHostname, now).entry();
+    }
+
+    public Lookup lookup(byte[] publicKeyBlob, String clientAddress, String clientHostname, Instant now) {
+        List<String> denials = new ArrayList<>();
+        for (AuthorizedKeyEntry e : entries) {
+            if (!e.matchesBlob(publicKeyBlob)) {
+                continue;
+            }
+            if (e.options().certAuthority()) {
+                denials.add(e.source() + ":" + e.lineNumber() + ": cert-authority key cannot authenticate "
+                        + "directly");
+                continue;
+            }
+            Optional<String> why = e.denialReason(clientAddress, clientHostname, now);
+            if (why.isEmpty()) {
+                return new Lookup(Optional.of(e), List.copyOf(denials));
+            }
+            denials.add(e.source() + ":" + e.lineNumber() + ": " + why.get());
+        }
+        return new Lookup(Optional.empty(), List.copyOf(denials));
+    }
+
+    /** Lookup of an ML-KEM key by algorithm and raw encapsulation key. */
+    public Optional<AuthorizedKeyEntry> findKem(KemAlgorithm algorithm, byte[] rawPublicKey, String clientAddress,
+            Instant now) {
+        return findKem(algorithm, rawPublicKey, clientAddress, null, now);
+    }
+
+    public Optional<AuthorizedKeyEntry> findKem(KemAlgorithm algorithm, byte[] rawPublicKey, String clientAddress,
+            String clientHostname, Instant now) {
+        if (rawPublicKey.length != algorithm.publicKeyBytes()) {
+            return Optional.empty();
+        }
+        return find(KemPublicKey.blob(algorithm, rawPublicKey), clientAddress, clientHostname, now);
+    }
+
+    /** All entries listing this key, whatever their restrictions. */
+    public List<AuthorizedKeyEntry> entriesFor(byte[] publicKeyBlob) {
+        return entries.stream().filter(e -> e.matchesBlob(publicKeyBlob)).toList();
+    }
+}
