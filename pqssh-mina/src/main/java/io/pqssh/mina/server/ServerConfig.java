@@ -1,0 +1,161 @@
+package io.pqssh.mina.server;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import io.pqssh.core.kem.KemAlgorithm;
+import io.pqssh.mina.kex.PqKex;
+
+/**
+ * {@code pqssh server}'s configuration, in sshd_config syntax: one {@code Keyword value} per line, keywords
+ * case-insensitive, {@code #} comments, first value wins for single-valued keywords (as in sshd). Unknown keywords
+ * are an error naming the file and line, never ignored.
+ */
+public final class ServerConfig {
+    public String listenAddress = "127.0.0.1";
+    public int port = 2222;
+    public final List<Path> hostKeys = new ArrayList<>();
+    public String authorizedKeysFile = ".ssh/authorized_keys";
+    public String authorizedKemKeysFile = ".ssh/authorized_kem_keys";
+    public boolean kemAuthentication = true;
+    public Set<KemAlgorithm> kemAuthAlgorithms = EnumSet.of(KemAlgorithm.MLKEM768);
+    public String authenticationMethods = "any";
+    public boolean passwordAuthentication;
+    public boolean pubkeyAuthentication = true;
+    public Path passwordFile;
+    public List<String> kexAlgorithms = PqKex.DEFAULT_ORDER;
+    public boolean requirePostQuantumKex;
+    public int maxAuthTries = 6;
+    public Duration loginGraceTime = Duration.ofSeconds(120);
+    public int maxPendingKemChallenges = 1024;
+    public int maxPendingKemChallengesPerSource = 32;
+    public boolean sftp = true;
+
+    private final Set<String> seen = new java.util.HashSet<>();
+
+    public static ServerConfig load(Path file) throws IOException, ConfigException {
+        ServerConfig c = new ServerConfig();
+        List<String> lines = Files.readAllLines(file);
+        for (int i = 0; i < lines.size(); i++) {
+            c.apply(lines.get(i), file + ":" + (i + 1));
+        }
+        return c;
+    }
+
+    /** Applies one line ({@code -o Keyword=value} on the command line uses the same syntax with '='). */
+    public void apply(String rawLine, String where) throws ConfigException {
+        String line = rawLine.strip();
+        if (line.isEmpty() || line.startsWith("#")) {
+            return;
+        }
+        String[] kv = line.split("\\s*=\\s*|\\s+", 2);
+        String key = kv[0].toLowerCase(Locale.ROOT);
+        String value = kv.length > 1 ? kv[1].strip() : "";
+        if (value.isEmpty()) {
+            throw new ConfigException(where + ": missing value for " + kv[0]);
+        }
+        boolean first = seen.add(key) || key.equals("hostkey");
+        if (!first) {
+            return; // sshd: the first obtained value is used
+        }
+        try {
+            switch (key) {
+                case "port" -> port = parsePort(value);
+                case "listenaddress" -> listenAddress = value;
+                case "hostkey" -> hostKeys.add(Path.of(value));
+                case "authorizedkeysfile" -> authorizedKeysFile = value;
+                case "authorizedkemkeysfile" -> authorizedKemKeysFile = value;
+                case "kemauthentication" -> kemAuthentication = yesNo(value);
+                case "kemauthalgorithms" -> kemAuthAlgorithms = kemAlgorithms(value);
+                case "authenticationmethods" -> authenticationMethods = value;
+                case "passwordauthentication" -> passwordAuthentication = yesNo(value);
+                case "pubkeyauthentication" -> pubkeyAuthentication = yesNo(value);
+                case "passwordfile" -> passwordFile = Path.of(value);
+                case "kexalgorithms" -> kexAlgorithms = PqKex.parseList(value);
+                case "requirepostquantumkex" -> requirePostQuantumKex = yesNo(value);
+                case "maxauthtries" -> maxAuthTries = positive(value);
+                case "logingracetime" -> loginGraceTime = duration(value);
+                case "maxpendingkemchallenges" -> {
+                    String[] p = value.split(":");
+                    maxPendingKemChallenges = positive(p[0]);
+                    maxPendingKemChallengesPerSource = p.length > 1 ? positive(p[1]) : maxPendingKemChallenges;
+                }
+                case "subsystem" -> {
+                    if (!value.toLowerCase(Locale.ROOT).startsWith("sftp")) {
+                        throw new ConfigException(where + ": only the sftp subsystem is supported");
+                    }
+                    sftp = true;
+                }
+                case "match", "include" -> throw new ConfigException(where + ": " + kv[0]
+                        + " is not supported by pqssh server yet");
+                default -> throw new ConfigException(where + ": Bad configuration option: " + kv[0]);
+            }
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(where + ": " + kv[0] + ": " + e.getMessage());
+        }
+    }
+
+    private static int parsePort(String v) {
+        int p = Integer.parseInt(v);
+        if (p < 0 || p > 65535) {
+            throw new IllegalArgumentException("port out of range: " + v);
+        }
+        return p;
+    }
+
+    private static int positive(String v) {
+        int n = Integer.parseInt(v.strip());
+        if (n < 1) {
+            throw new IllegalArgumentException("must be positive: " + v);
+        }
+        return n;
+    }
+
+    static boolean yesNo(String v) {
+        return switch (v.toLowerCase(Locale.ROOT)) {
+            case "yes", "true" -> true;
+            case "no", "false" -> false;
+            default -> throw new IllegalArgumentException("expected yes or no, got '" + v + "'");
+        };
+    }
+
+    static Set<KemAlgorithm> kemAlgorithms(String v) {
+        Set<KemAlgorithm> s = EnumSet.noneOf(KemAlgorithm.class);
+        for (String n : v.split(",")) {
+            s.add(KemAlgorithm.require(n.strip()));
+        }
+        return s;
+    }
+
+    /** sshd time format: plain seconds or a number with s, m, h suffix. */
+    static Duration duration(String v) {
+        String s = v.strip().toLowerCase(Locale.ROOT);
+        char unit = s.charAt(s.length() - 1);
+        if (Character.isDigit(unit)) {
+            return Duration.ofSeconds(Long.parseLong(s));
+        }
+        long n = Long.parseLong(s.substring(0, s.length() - 1));
+        return switch (unit) {
+            case 's' -> Duration.ofSeconds(n);
+            case 'm' -> Duration.ofMinutes(n);
+            case 'h' -> Duration.ofHours(n);
+            default -> throw new IllegalArgumentException("bad time value '" + v + "'");
+        };
+    }
+
+    /** A configuration error with file and line. */
+    public static final class ConfigException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        public ConfigException(String message) {
+            super(message);
+        }
+    }
+}
