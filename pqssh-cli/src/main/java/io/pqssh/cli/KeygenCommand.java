@@ -53,8 +53,22 @@ public final class KeygenCommand implements Callable<Integer> {
     @Option(names = "-q", description = "Quiet.")
     boolean quiet;
 
+    @Option(names = "-e", description = "Export the key in another format (-m): from a private ML-KEM key the"
+            + " research client's identity file, from a public key an authorized_kem_keys line.")
+    boolean export;
+
+    @Option(names = "-m", description = "Format for -e: kemuauth (the research implementation's formats).",
+            defaultValue = "kemuauth")
+    String format;
+
     @Override
     public Integer call() throws Exception {
+        if (export) {
+            if (file == null || !"kemuauth".equalsIgnoreCase(format)) {
+                throw new IllegalArgumentException("-e needs -f FILE and -m kemuauth");
+            }
+            return exportKemuauth();
+        }
         if (printPublic || fingerprint) {
             if (file == null) {
                 throw new IllegalArgumentException("-f FILE is required with " + (printPublic ? "-y" : "-l"));
@@ -118,6 +132,26 @@ public final class KeygenCommand implements Callable<Integer> {
 
     static String fileSuffix(String type) {
         return type.toLowerCase(Locale.ROOT).replace("ssh-", "").replace("@openssh.com", "").replace('-', '_');
+    }
+
+    private int exportKemuauth() throws Exception {
+        String text = Files.readString(file).strip();
+        if (text.startsWith(OpenSshKeyV1.BEGIN)) {
+            OpenSshPrivateKey k = readPrivate(file, passphrase);
+            try {
+                if (!(k.key() instanceof MlKemSshKey kem)) {
+                    throw new IllegalArgumentException(file + " is not an ML-KEM key");
+                }
+                System.out.print(io.pqssh.core.keys.kem.ResearchIdentityFile.format(kem.keyPair()));
+            } finally {
+                k.destroy();
+            }
+        } else {
+            io.pqssh.core.keys.kem.KemPublicKey.Line line = io.pqssh.core.keys.kem.KemPublicKey.parseLine(text);
+            System.out.println(io.pqssh.core.keys.authorized.AuthorizedKeys.formatKemKeyLine(line.key(),
+                    line.comment()));
+        }
+        return 0;
     }
 
     private int printPublicKey() throws Exception {

@@ -95,7 +95,7 @@ public final class SshCommand implements Callable<Integer> {
         if (files.isEmpty()) {
             files.addAll(defaultIdentities());
         }
-        MlKemSshKey kemKey = null;
+        io.pqssh.core.kem.KemPrivateKey kemKey = null;
         KeyPair sigKey = null;
         for (Path f : files) {
             IdentityFiles.Loaded id = IdentityFiles.load(f);
@@ -110,7 +110,7 @@ public final class SshCommand implements Callable<Integer> {
             }
         }
         if (kemKey != null && kemEnabled) {
-            b.kemIdentity(new KemClientIdentity(kemKey.kemPrivateKey(), null, sigKey));
+            b.kemIdentity(new KemClientIdentity(kemKey, null, sigKey));
         }
         try (PqsshClient client = b.start()) {
             ClientSession session;
@@ -120,7 +120,11 @@ public final class SshCommand implements Callable<Integer> {
                 System.err.println("pqssh: " + e.getMessage());
                 return 255;
             } catch (Exception e) {
-                System.err.println("pqssh: " + user + "@" + host + ": " + Errors.describe(e));
+                String why = Errors.describe(e);
+                if (why.contains("No more authentication methods")) {
+                    why = "Permission denied (no accepted authentication method)";
+                }
+                System.err.println("pqssh: " + user + "@" + host + ": " + why);
                 return 255;
             }
             try (session) {
@@ -219,7 +223,7 @@ public final class SshCommand implements Callable<Integer> {
 
     /** Loads identity files: pqssh/OpenSSH private keys; ML-KEM keys through pqssh, the rest through MINA. */
     static final class IdentityFiles {
-        record Loaded(MlKemSshKey kem, List<KeyPair> signatureKeys) {
+        record Loaded(io.pqssh.core.kem.KemPrivateKey kem, List<KeyPair> signatureKeys) {
         }
 
         static Loaded load(Path f) throws Exception {
@@ -230,8 +234,11 @@ public final class SshCommand implements Callable<Integer> {
                 String type = io.pqssh.core.keys.PublicKeyLine.blobKeyType(blob);
                 if (io.pqssh.core.kem.KemAlgorithm.fromName(type).isPresent()) {
                     OpenSshPrivateKey k = KeygenCommand.readPrivate(f, System.getenv("PQSSH_PASSPHRASE"));
-                    return new Loaded((MlKemSshKey) k.key(), List.of());
+                    return new Loaded(((MlKemSshKey) k.key()).kemPrivateKey(), List.of());
                 }
+            } else if (isResearchIdentity(text)) {
+                // the KEMUAuth research client's identity file: algorithm / public / secret lines
+                return new Loaded(io.pqssh.core.keys.kem.ResearchIdentityFile.parse(text), List.of());
             }
             List<KeyPair> kps = new ArrayList<>();
             try (InputStream in = Files.newInputStream(f)) {
@@ -245,6 +252,11 @@ public final class SshCommand implements Callable<Integer> {
                 throw new IllegalArgumentException(f + ": no usable key found");
             }
             return new Loaded(null, kps);
+        }
+
+        static boolean isResearchIdentity(String text) {
+            return text.lines().map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).findFirst()
+                    .map(l -> l.toLowerCase(Locale.ROOT).startsWith("algorithm")).orElse(false);
         }
     }
 }
