@@ -53,6 +53,22 @@ public final class KeygenCommand implements Callable<Integer> {
     @Option(names = "-q", description = "Quiet.")
     boolean quiet;
 
+    @Option(names = "-Y", description = "SSHSIG operation: sign (-f key -n ns FILE...) or verify"
+            + " (-f allowed_signers -I identity -n ns -s sig < message).")
+    String sigOperation;
+
+    @Option(names = "-n", description = "SSHSIG namespace (with -Y).")
+    String namespace;
+
+    @Option(names = "-I", description = "Signer identity (with -Y verify).")
+    String identity;
+
+    @Option(names = "-s", description = "Signature file (with -Y verify).")
+    Path signatureFile;
+
+    @picocli.CommandLine.Parameters(paramLabel = "FILE", description = "Files to sign (with -Y sign).")
+    java.util.List<Path> files = new java.util.ArrayList<>();
+
     @Option(names = "-e", description = "Export the key in another format (-m): from a private ML-KEM key the"
             + " research client's identity file, from a public key an authorized_kem_keys line.")
     boolean export;
@@ -63,6 +79,17 @@ public final class KeygenCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (sigOperation != null) {
+            if (file == null) {
+                throw new IllegalArgumentException("-Y needs -f");
+            }
+            return switch (sigOperation) {
+                case "sign" -> SshSigCommand.sign(file, passphrase, namespace, files);
+                case "verify" -> SshSigCommand.verify(file, identity, namespace, signatureFile,
+                        System.in.readAllBytes());
+                default -> throw new IllegalArgumentException("-Y: expected sign or verify");
+            };
+        }
         if (export) {
             if (file == null || !"kemuauth".equalsIgnoreCase(format)) {
                 throw new IllegalArgumentException("-e needs -f FILE and -m kemuauth");
