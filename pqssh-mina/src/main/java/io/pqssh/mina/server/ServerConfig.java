@@ -83,7 +83,10 @@ public final class ServerConfig {
                 case "maxauthtries" -> maxAuthTries = positive(value);
                 case "logingracetime" -> loginGraceTime = duration(value);
                 case "maxpendingkemchallenges" -> {
-                    String[] p = value.split(":");
+                    String[] p = value.split(":", -1);
+                    if (p.length > 2) {
+                        throw new IllegalArgumentException("expected global[:per-source], got '" + value + "'");
+                    }
                     maxPendingKemChallenges = positive(p[0]);
                     maxPendingKemChallengesPerSource = p.length > 1 ? positive(p[1]) : maxPendingKemChallenges;
                 }
@@ -137,17 +140,24 @@ public final class ServerConfig {
     /** sshd time format: plain seconds or a number with s, m, h suffix. */
     static Duration duration(String v) {
         String s = v.strip().toLowerCase(Locale.ROOT);
+        if (s.startsWith("-")) {
+            throw new IllegalArgumentException("negative time value '" + v + "'");
+        }
         char unit = s.charAt(s.length() - 1);
         if (Character.isDigit(unit)) {
             return Duration.ofSeconds(Long.parseLong(s));
         }
         long n = Long.parseLong(s.substring(0, s.length() - 1));
-        return switch (unit) {
-            case 's' -> Duration.ofSeconds(n);
-            case 'm' -> Duration.ofMinutes(n);
-            case 'h' -> Duration.ofHours(n);
-            default -> throw new IllegalArgumentException("bad time value '" + v + "'");
-        };
+        try {
+            return switch (unit) {
+                case 's' -> Duration.ofSeconds(n);
+                case 'm' -> Duration.ofMinutes(n);
+                case 'h' -> Duration.ofHours(n);
+                default -> throw new IllegalArgumentException("bad time value '" + v + "'");
+            };
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException("time value out of range '" + v + "'");
+        }
     }
 
     /** A configuration error with file and line. */
