@@ -10,7 +10,6 @@ import java.util.concurrent.CountDownLatch;
 
 import org.apache.sshd.common.config.keys.KeyUtils;
 import org.apache.sshd.common.config.keys.writer.openssh.OpenSSHKeyPairResourceWriter;
-import org.apache.sshd.common.keyprovider.FileKeyPairProvider;
 import org.apache.sshd.common.keyprovider.KeyPairProvider;
 
 import io.pqssh.core.keys.KeyFilePermissions;
@@ -105,6 +104,7 @@ public final class ServerCommand implements Callable<Integer> {
         for (Path k : keys) {
             KeyFilePermissions.checkPrivateKeyFile(k);
         }
-        return new FileKeyPairProvider(keys);
+        // every type: PQ signature keys through pqssh, Ed25519/RSA/ECDSA (ssh-keygen files) through MINA
+        return io.pqssh.mina.keys.PqKeyPairProvider.fromFiles(keys, null);
     }
 }

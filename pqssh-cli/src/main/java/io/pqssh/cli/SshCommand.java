@@ -78,6 +78,7 @@ public final class SshCommand implements Callable<Integer> {
 
         PqsshClient.Builder b = PqsshClient.builder()
                 .serverKeyVerifier(verifier(o, host, p))
+                .hostKeyOrderFrom(knownHostsFile(o))
                 .requirePostQuantumKex(yes(o.getOrDefault("requirepostquantumkex", "no")))
                 .warnWeakCrypto(yes(o.getOrDefault("warnweakcrypto", "yes")))
                 .timeout(Duration.ofSeconds(Long.parseLong(o.getOrDefault("connecttimeout", "30"))));
@@ -172,7 +173,7 @@ public final class SshCommand implements Callable<Integer> {
     private static List<Path> defaultIdentities() {
         Path ssh = Path.of(System.getProperty("user.home"), ".ssh");
         List<Path> out = new ArrayList<>();
-        for (String n : List.of("id_mlkem768", "id_mlkem1024", "id_mlkem512", "id_ed25519", "id_ecdsa", "id_rsa")) {
+        for (String n : List.of("id_mlkem768", "id_mlkem1024", "id_mlkem512", "id_mldsa44_ed25519", "id_ed25519", "id_ecdsa", "id_rsa")) {
             if (Files.isRegularFile(ssh.resolve(n))) {
                 out.add(ssh.resolve(n));
             }
@@ -180,11 +181,15 @@ public final class SshCommand implements Callable<Integer> {
         return out;
     }
 
-    private static ServerKeyVerifier verifier(Map<String, String> o, String host, int port) {
-        String mode = o.getOrDefault("stricthostkeychecking", "yes").toLowerCase(Locale.ROOT);
-        Path kh = Path.of(o.getOrDefault("userknownhostsfile",
+    private static Path knownHostsFile(Map<String, String> o) {
+        return Path.of(o.getOrDefault("userknownhostsfile",
                 System.getProperty("user.home") + "/.ssh/known_hosts").replaceFirst("^~",
                 System.getProperty("user.home")));
+    }
+
+    private static ServerKeyVerifier verifier(Map<String, String> o, String host, int port) {
+        String mode = o.getOrDefault("stricthostkeychecking", "yes").toLowerCase(Locale.ROOT);
+        Path kh = knownHostsFile(o);
         return switch (mode) {
             case "no", "off" -> AcceptAllServerKeyVerifier.INSTANCE;
             case "accept-new" -> new KnownHostsServerKeyVerifier(AcceptAllServerKeyVerifier.INSTANCE, kh);
@@ -235,6 +240,12 @@ public final class SshCommand implements Callable<Integer> {
                 if (io.pqssh.core.kem.KemAlgorithm.fromName(type).isPresent()) {
                     OpenSshPrivateKey k = KeygenCommand.readPrivate(f, System.getenv("PQSSH_PASSPHRASE"));
                     return new Loaded(((MlKemSshKey) k.key()).kemPrivateKey(), List.of());
+                }
+                if (io.pqssh.mina.keys.PqKeyPairs.isPqSignatureKeyFile(text)) {
+                    // ML-DSA, the OpenSSH composite, SLH-DSA, Falcon: pqssh reads them, MINA cannot
+                    OpenSshPrivateKey k = KeygenCommand.readPrivate(f, System.getenv("PQSSH_PASSPHRASE"));
+                    return new Loaded(null, List.of(io.pqssh.mina.keys.PqKeyPairs.keyPair(
+                            (io.pqssh.core.sig.SshSigningKey) k.key())));
                 }
             } else if (isResearchIdentity(text)) {
                 // the KEMUAuth research client's identity file: algorithm / public / secret lines

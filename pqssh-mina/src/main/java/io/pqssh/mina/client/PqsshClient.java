@@ -50,7 +50,11 @@ public final class PqsshClient implements AutoCloseable {
 
     /** Connects, runs key exchange and authentication; the returned session is authenticated or this throws. */
     public ClientSession login(String user, String host, int port) throws IOException {
-        ClientSession session = client.connect(user, host, port).verify(config.timeout).getSession();
+        ClientSession session = (config.knownHostsForOrder == null ? client.connect(user, host, port)
+                : client.connect(user, host, port, io.pqssh.mina.keys.HostKeyAlgorithmOrder.connectionContext(
+                        io.pqssh.mina.keys.HostKeyAlgorithmOrder.forHost(client.getSignatureFactories(),
+                                config.knownHostsForOrder, host, port))))
+                .verify(config.timeout).getSession();
         try {
             if (config.kemIdentity != null) {
                 session.setAttribute(ClientKemUserAuthFactory.IDENTITY, config.kemIdentity);
@@ -80,7 +84,9 @@ public final class PqsshClient implements AutoCloseable {
             ch.setOut(out);
             ch.setErr(err);
             ch.open().verify(timeout);
-            ch.waitFor(EnumSet.of(ClientChannelEvent.CLOSED, ClientChannelEvent.EXIT_STATUS), timeout);
+            // wait for the close, not just exit-status: sshd may send exit-status before the last data, and
+            // closing the channel then would drop output still in flight (OpenSSH's ssh waits for the close too)
+            ch.waitFor(EnumSet.of(ClientChannelEvent.CLOSED), timeout);
             Integer status = ch.getExitStatus();
             return status == null ? -1 : status;
         }
@@ -121,6 +127,7 @@ public final class PqsshClient implements AutoCloseable {
         private String password;
         private List<String> preferredAuth = List.of("publickey-kem", "publickey-kem-and", "publickey", "password");
         private Duration timeout = Duration.ofSeconds(30);
+        private java.nio.file.Path knownHostsForOrder;
 
         /** An explicit list also silences the weak-crypto warning, as in OpenSSH. */
         public Builder kex(List<String> names) {
@@ -170,6 +177,15 @@ public final class PqsshClient implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Orders host key algorithms per destination from this {@code known_hosts} file: algorithms of keys it holds
+         * for the host first, post-quantum ones before classical ones (see {@code HostKeyAlgorithmOrder}).
+         */
+        public Builder hostKeyOrderFrom(java.nio.file.Path knownHosts) {
+            this.knownHostsForOrder = knownHosts;
+            return this;
+        }
+
         public Builder timeout(Duration d) {
             this.timeout = d;
             return this;
@@ -177,7 +193,10 @@ public final class PqsshClient implements AutoCloseable {
 
         public PqsshClient start() {
             PqKex.checkPostQuantumSupport();
+            io.pqssh.mina.keys.MinaPqKeys.ensureInstalled();
             SshClient client = ClientBuilder.builder().build();
+            client.setSignatureFactories(io.pqssh.mina.keys.PqSignatureFactories.withPq(client.getSignatureFactories()));
+            client.addSessionListener(io.pqssh.mina.keys.HostKeyAlgorithmOrder.APPLY_FROM_CONNECTION_CONTEXT);
             client.setKeyExchangeFactories(PqKex.factories(kex, ClientBuilder.DH2KEX));
             client.setServerKeyVerifier(Objects.requireNonNull(serverKeyVerifier, "server key verifier"));
             List<UserAuthFactory> auth = new ArrayList<>();

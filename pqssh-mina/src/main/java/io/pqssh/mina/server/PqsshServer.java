@@ -97,6 +97,12 @@ public final class PqsshServer implements AutoCloseable {
             return this;
         }
 
+        /** Host keys from private key files of any type (PQ ones through pqssh, the rest through MINA). */
+        public Builder hostKeyFiles(java.util.List<java.nio.file.Path> files) throws IOException {
+            this.hostKeys = io.pqssh.mina.keys.PqKeyPairProvider.fromFiles(files, null);
+            return this;
+        }
+
         /** Enables publickey-kem (and publickey-kem-and unless turned off). */
         public Builder kem(KemServerSettings settings) {
             this.kem = settings;
@@ -151,7 +157,9 @@ public final class PqsshServer implements AutoCloseable {
 
         public PqsshServer start() throws IOException {
             PqKex.checkPostQuantumSupport();
+            io.pqssh.mina.keys.MinaPqKeys.ensureInstalled();
             SshServer sshd = ServerBuilder.builder().build();
+            sshd.setSignatureFactories(io.pqssh.mina.keys.PqSignatureFactories.withPq(sshd.getSignatureFactories()));
             sshd.setHost(host);
             sshd.setPort(port);
             sshd.setKeyPairProvider(Objects.requireNonNull(hostKeys, "host keys"));

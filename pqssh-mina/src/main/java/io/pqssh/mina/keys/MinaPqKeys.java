@@ -1,0 +1,227 @@
+package io.pqssh.mina.keys;
+
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.security.GeneralSecurityException;
+import java.security.PublicKey;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+
+import org.apache.sshd.common.config.keys.AuthorizedKeyEntry;
+import org.apache.sshd.common.config.keys.KeyUtils;
+import org.apache.sshd.common.config.keys.PublicKeyEntry;
+import org.apache.sshd.common.config.keys.PublicKeyEntryResolver;
+import org.apache.sshd.common.signature.BuiltinSignatures;
+import org.apache.sshd.common.signature.Signature;
+import org.apache.sshd.common.util.buffer.Buffer;
+import org.apache.sshd.common.util.buffer.ByteArrayBuffer;
+import org.apache.sshd.common.util.buffer.keys.AbstractBufferPublicKeyParser;
+import org.apache.sshd.common.util.buffer.keys.BufferPublicKeyParser;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.pqssh.core.sig.SignatureKeyType;
+import io.pqssh.core.sig.SshSigningKey;
+
+/**
+ * Installs pqssh's post-quantum signature keys into MINA SSHD, and checks at start-up that MINA still works with them.
+ *
+ * <p>Through MINA's registration hooks: {@code KeyUtils.registerPublicKeyEntryDecoder} (authorized_keys and
+ * known_hosts lines), {@code PublicKeyEntry.registerKeyDataEntryResolver} (writing such lines),
+ * {@code BuiltinSignatures.registerExtension} (signature names). Encoding needs no hook: {@link PqPublicKey} is an
+ * {@code UnsupportedSshPublicKey}, which {@code Buffer.putRawPublicKey} writes verbatim.
+ *
+ * <p><b>The one workaround.</b> MINA parses public keys on the wire ({@code Buffer.getRawPublicKey()}: host keys in
+ * the key exchange, user keys in {@code publickey}, {@code hostkeys-00@openssh.com}) with
+ * {@code BufferPublicKeyParser.DEFAULT}, a fixed aggregate of built-in parsers with no registration method. In MINA
+ * 2.20 that aggregate keeps its parsers in an {@code Arrays.asList} list, whose slots can be replaced: {@link #install}
+ * reads that list reflectively and replaces its last parser by one that also understands the PQ names. This touches
+ * MINA internals, so {@link #selfTest} checks every path end to end and fails loudly (naming this class and
+ * {@code docs/mina-integration.md}) if a MINA upgrade changes them. {@code PqsshServer} and {@code PqsshClient} call
+ * {@link #ensureInstalled} when they start.
+ */
+public final class MinaPqKeys {
+    private static final Logger LOG = LoggerFactory.getLogger(MinaPqKeys.class);
+    private static final Object LOCK = new Object();
+    private static volatile RuntimeException failure;
+    private static volatile boolean ready;
+
+    private MinaPqKeys() {
+    }
+
+    /** Installs (once per JVM) and runs the self-test; throws the same error every time if that failed. */
+    public static void ensureInstalled() {
+        if (ready) {
+            return;
+        }
+        synchronized (LOCK) {
+            if (failure != null) {
+                throw failure;
+            }
+            if (ready) {
+                return;
+            }
+            try {
+                install();
+                selfTest();
+                ready = true;
+            } catch (RuntimeException e) {
+                failure = e instanceof IllegalStateException ? e : broken("installation failed: " + e, e);
+                throw failure;
+            }
+        }
+    }
+
+    static void install() {
+        KeyUtils.registerPublicKeyEntryDecoder(PqPublicKeyDecoders.ENTRY);
+        for (PqSignatureFactory f : PqSignatureFactories.byName().values()) {
+            PublicKeyEntry.registerKeyDataEntryResolver(f.getName(),
+                    PqPublicKeyDecoders.dataResolver(f.type(), f.getName()));
+            if (BuiltinSignatures.fromFactoryName(f.getName()) == null) {
+                BuiltinSignatures.registerExtension(f);
+            }
+        }
+        patchWireParser();
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static void patchWireParser() {
+        BufferPublicKeyParser<PublicKey> def = BufferPublicKeyParser.DEFAULT;
+        if (def.isKeyTypeSupported(SignatureKeyType.MLDSA_44.sshName())) {
+            return; // already patched (or a MINA that knows ML-DSA: the self-test checks it decodes our way)
+        }
+        Field found = null;
+        for (Field f : def.getClass().getDeclaredFields()) {
+            if (!Modifier.isStatic(f.getModifiers()) && Collection.class.isAssignableFrom(f.getType())) {
+                if (found != null) {
+                    throw broken("BufferPublicKeyParser.DEFAULT (" + def.getClass().getName()
+                            + ") has several collection fields", null);
+                }
+                found = f;
+            }
+        }
+        if (found == null) {
+            throw broken("BufferPublicKeyParser.DEFAULT (" + def.getClass().getName()
+                    + ") is no longer an aggregate holding a parser collection", null);
+        }
+        Object parsers;
+        try {
+            found.setAccessible(true);
+            parsers = found.get(def);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw broken("cannot read the parsers of BufferPublicKeyParser.DEFAULT: " + e, e);
+        }
+        if (!(parsers instanceof List list) || list.isEmpty()) {
+            throw broken("BufferPublicKeyParser.DEFAULT keeps its parsers in a "
+                    + (parsers == null ? "null" : parsers.getClass().getName()) + ", not a non-empty list", null);
+        }
+        int last = list.size() - 1;
+        BufferPublicKeyParser<? extends PublicKey> original = (BufferPublicKeyParser) list.get(last);
+        try {
+            list.set(last, new Chained(original, PqPublicKeyDecoders.WIRE));
+        } catch (UnsupportedOperationException | ArrayStoreException e) {
+            throw broken("the parser list of BufferPublicKeyParser.DEFAULT is no longer replaceable (" + e + ")", e);
+        }
+        LOG.debug("post-quantum public key parser added to MINA's BufferPublicKeyParser.DEFAULT");
+    }
+
+    /**
+     * MINA's original parser for the slot plus the PQ parser. An {@code AbstractBufferPublicKeyParser} because the
+     * array behind MINA 2.20's {@code Arrays.asList} has that component type.
+     */
+    private static final class Chained extends AbstractBufferPublicKeyParser<PublicKey> {
+        private final BufferPublicKeyParser<? extends PublicKey> original;
+        private final BufferPublicKeyParser<? extends PublicKey> pq;
+
+        Chained(BufferPublicKeyParser<? extends PublicKey> original, BufferPublicKeyParser<? extends PublicKey> pq) {
+            super(PublicKey.class, PqSignatureFactories.byName().keySet());
+            this.original = original;
+            this.pq = pq;
+        }
+
+        @Override
+        public boolean isKeyTypeSupported(String keyType) {
+            return pq.isKeyTypeSupported(keyType) || original.isKeyTypeSupported(keyType);
+        }
+
+        @Override
+        public PublicKey getRawPublicKey(String keyType, Buffer buffer) throws GeneralSecurityException {
+            return pq.isKeyTypeSupported(keyType) ? pq.getRawPublicKey(keyType, buffer)
+                    : original.getRawPublicKey(keyType, buffer);
+        }
+
+        @Override
+        public String toString() {
+            return original + " + " + pq;
+        }
+    }
+
+    /** Checks every MINA path PQ keys take, with one fresh ML-DSA-44 key; throws {@link IllegalStateException}. */
+    static void selfTest() {
+        SshSigningKey sk = SshSigningKey.generate(SignatureKeyType.MLDSA_44, new SecureRandom());
+        try {
+            PqPublicKey pub = PqPublicKey.of(sk.publicKey());
+            byte[] expected = sk.publicKeyBlob();
+            String name = SignatureKeyType.MLDSA_44.sshName();
+            for (SignatureKeyType t : PqPublicKey.TYPES) {
+                for (String n : t.names()) {
+                    check(BufferPublicKeyParser.DEFAULT.isKeyTypeSupported(n), "wire parser does not accept " + n);
+                }
+            }
+            check(name.equals(KeyUtils.getKeyType(pub)), "KeyUtils.getKeyType gives " + KeyUtils.getKeyType(pub));
+            ByteArrayBuffer b = new ByteArrayBuffer();
+            b.putRawPublicKey(pub);
+            check(Arrays.equals(expected, b.getCompactData()), "Buffer.putRawPublicKey does not write the OpenSSH blob");
+            PublicKey back = new ByteArrayBuffer(expected).getRawPublicKey();
+            check(back instanceof PqPublicKey && KeyUtils.compareKeys(pub, back),
+                    "Buffer.getRawPublicKey does not give the key back (" + back + ")");
+            ByteArrayBuffer framed = new ByteArrayBuffer();
+            framed.putPublicKey(pub);
+            framed.putString("after");
+            check(KeyUtils.compareKeys(pub, framed.getPublicKey()) && "after".equals(framed.getString()),
+                    "Buffer.putPublicKey/getPublicKey round trip failed");
+            check(sk.publicKey().fingerprintSha256().equals(KeyUtils.getFingerPrint(pub)),
+                    "KeyUtils.getFingerPrint differs from ssh-keygen's SHA256 fingerprint");
+            String line = PublicKeyEntry.appendPublicKeyEntry(new StringBuilder(), pub).toString();
+            check(line.equals(sk.publicKey().toOpenSsh(null)), "known_hosts/authorized_keys line is wrong: " + line);
+            PublicKey parsed = AuthorizedKeyEntry.parseAuthorizedKeyEntry(line + " self-test")
+                    .resolvePublicKey(null, PublicKeyEntryResolver.FAILING);
+            check(parsed instanceof PqPublicKey && KeyUtils.compareKeys(pub, parsed),
+                    "authorized_keys line does not decode to the key");
+            Signature signer = BuiltinSignatures.resolveFactory(name).create();
+            byte[] data = "pqssh MINA self-test".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            signer.initSigner(null, PqKeyPairs.keyPair(sk).getPrivate());
+            signer.update(null, data);
+            byte[] raw = signer.sign(null);
+            ByteArrayBuffer sig = new ByteArrayBuffer();
+            sig.putString(name);
+            sig.putBytes(raw);
+            Signature verifier = PqSignatureFactories.byName().get(name).create();
+            verifier.initVerifier(null, parsed);
+            verifier.update(null, data);
+            check(verifier.verify(null, sig.getCompactData()), "signature made through MINA does not verify");
+        } catch (IllegalStateException e) {
+            throw e;
+        } catch (Exception e) {
+            throw broken("self-test failed: " + e, e);
+        }
+        // sk is a throw-away key; wipe it anyway
+        sk.destroy();
+    }
+
+    private static void check(boolean ok, String what) {
+        if (!ok) {
+            throw broken(what, null);
+        }
+    }
+
+    private static IllegalStateException broken(String what, Throwable cause) {
+        Package p = BufferPublicKeyParser.class.getPackage();
+        String version = p == null || p.getImplementationVersion() == null ? "version unknown"
+                : p.getImplementationVersion();
+        return new IllegalStateException("pqssh post-quantum keys do not work with this MINA SSHD (" + version
+                + "): " + what + ". MinaPqKeys relies on MINA 2.20 internals; see docs/mina-integration.md", cause);
+    }
+}
