@@ -79,7 +79,8 @@ public final class MinaPqKeys {
         for (PqSignatureFactory f : PqSignatureFactories.byName().values()) {
             PublicKeyEntry.registerKeyDataEntryResolver(f.getName(),
                     PqPublicKeyDecoders.dataResolver(f.type(), f.getName()));
-            if (BuiltinSignatures.fromFactoryName(f.getName()) == null) {
+            if (BuiltinSignatures.fromFactoryName(f.getName()) == null && BuiltinSignatures.getRegisteredExtensions()
+                    .stream().noneMatch(e -> e.getName().equals(f.getName()))) {
                 BuiltinSignatures.registerExtension(f);
             }
         }

@@ -74,12 +74,7 @@ public final class PqKeyPairs {
         try {
             String text = new String(raw, StandardCharsets.UTF_8);
             if (isPqSignatureKeyFile(text)) {
-                OpenSshPrivateKey k;
-                try {
-                    k = OpenSshKeyV1.read(text, passphrase);
-                } catch (KeyFileException e) {
-                    throw new KeyFileException(file + ": " + e.getMessage());
-                }
+                OpenSshPrivateKey k = OpenSshKeyV1.read(text, passphrase);
                 if (!(k.key() instanceof SshSigningKey sk)) {
                     throw new KeyFileException(file + ": not a signature key");
                 }

@@ -1,0 +1,109 @@
+package io.pqssh.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.pqssh.core.keys.KeyFilePermissions;
+import io.pqssh.core.sig.SignatureKeyType;
+import io.pqssh.core.sig.SshPublicKey;
+import io.pqssh.core.sig.SshSigningKey;
+
+/**
+ * {@code pqssh server -o HostKey=...} and {@code pqssh ssh -i ...} with PQ signature keys, in this JVM over
+ * loopback: OpenSSH 10.5's {@code id_mldsa44_ed25519} and a {@code known_hosts} line for its key work unchanged,
+ * an ssh-keygen Ed25519 host key keeps working, a pqssh-generated Falcon user key logs in, a changed PQ host key is
+ * refused with exit 255.
+ */
+class PqKeysCliTest {
+    private static final Path VECTORS = Path.of("..", "pqssh-core", "src", "test", "resources", "sig",
+            "openssh-10.5").toAbsolutePath().normalize();
+
+    private static Path copyPrivate(Path dir, String name) throws Exception {
+        Path src = VECTORS.resolve(name);
+        assertTrue(Files.isRegularFile(src), "OpenSSH 10.5 vector missing: " + src);
+        Path dst = dir.resolve(name);
+        KeyFilePermissions.writePrivateKeyFile(dst, Files.readString(src));
+        return dst;
+    }
+
+    @Test
+    void serverAndSshWithPqKeys(@TempDir Path dir) throws Exception {
+        Path composite = copyPrivate(dir, "id_mldsa44_ed25519");
+        Path ed25519 = copyPrivate(dir, "id_ed25519");
+        String compositePub = Files.readString(VECTORS.resolve("id_mldsa44_ed25519.pub")).strip();
+        Path mldsaHost = dir.resolve("ssh_host_mldsa65_key");
+        assertEquals(0, Main.run("keygen", "-q", "-t", "mldsa65", "-N", "", "-f", mldsaHost.toString()));
+        Path falcon = dir.resolve("id_falcon512");
+        assertEquals(0, Main.run("keygen", "-q", "-t", "falcon512", "-N", "", "-C", "f@test", "-f",
+                falcon.toString()));
+        Path ak = dir.resolve("authorized_keys");
+        Files.writeString(ak, compositePub + "\n" + Files.readString(Path.of(falcon + ".pub")));
+        Path portFile = dir.resolve("port");
+
+        AtomicInteger serverRc = new AtomicInteger(Integer.MIN_VALUE);
+        Thread server = new Thread(() -> serverRc.set(Main.run("server", "-p", "0", "--port-file",
+                portFile.toString(), "-o", "HostKey=" + ed25519, "-o", "HostKey=" + composite, "-o",
+                "HostKey=" + mldsaHost, "-o", "AuthorizedKeysFile=" + ak, "-o", "KEMAuthentication=no")),
+                "pqssh-server-under-test");
+        server.setDaemon(true);
+        server.start();
+        try {
+            String port = waitForPort(portFile, server);
+            // an OpenSSH 10.5 user's key and known_hosts line for the composite host key, unchanged
+            Path kh = dir.resolve("known_hosts");
+            Files.writeString(kh, "[127.0.0.1]:" + port + " " + compositePub + "\n");
+            assertEquals(7, ssh(port, composite, kh, "yes"), "composite user key, known composite host key");
+            // pqssh's own Falcon key; nothing known yet: accept-new writes the host key it was offered
+            Path kh2 = dir.resolve("known_hosts2");
+            assertEquals(7, ssh(port, falcon, kh2, "accept-new"), "falcon user key, accept-new");
+            List<String> written = Files.readAllLines(kh2).stream().filter(l -> !l.isBlank()).toList();
+            assertEquals(1, written.size(), String.valueOf(written));
+            assertTrue(written.get(0).startsWith("[127.0.0.1]:" + port + " ssh-ed25519 "),
+                    "default order asks for the ssh-keygen Ed25519 host key first: " + written);
+            assertEquals(7, ssh(port, falcon, kh2, "yes"), "and it is then checked");
+            // a different composite key recorded for this host: refused, exit 255
+            SshSigningKey other = SshSigningKey.generate(SignatureKeyType.MLDSA44_ED25519,
+                    new java.security.SecureRandom());
+            Path kh3 = dir.resolve("known_hosts3");
+            Files.writeString(kh3, "[127.0.0.1]:" + port + " " + other.publicKey().toOpenSsh(null) + "\n");
+            assertEquals(255, ssh(port, composite, kh3, "accept-new"), "changed PQ host key");
+            assertEquals(other.publicKey(), SshPublicKey.parseOpenSsh(Files.readString(kh3).strip().split(" ", 2)[1]),
+                    "the known_hosts file is left alone");
+        } finally {
+            server.interrupt();
+            server.join(10_000);
+        }
+        assertTrue(!server.isAlive(), "pqssh server stopped");
+    }
+
+    private static int ssh(String port, Path identity, Path knownHosts, String strict) {
+        return Main.run("ssh", "-p", port, "-i", identity.toString(), "-o", "StrictHostKeyChecking=" + strict,
+                "-o", "UserKnownHostsFile=" + knownHosts, "-o", "PreferredAuthentications=publickey",
+                "-o", "KEMAuthentication=no", "-o", "ConnectTimeout=20", "alice@127.0.0.1", "exit", "7");
+    }
+
+    private static String waitForPort(Path portFile, Thread server) throws Exception {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            if (Files.exists(portFile)) {
+                String p = Files.readString(portFile).strip();
+                if (!p.isEmpty()) {
+                    return p;
+                }
+            }
+            if (!server.isAlive()) {
+                throw new AssertionError("pqssh server exited before listening");
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("pqssh server did not write its port within 30 s");
+    }
+}
