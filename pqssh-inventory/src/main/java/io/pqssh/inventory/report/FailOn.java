@@ -1,0 +1,71 @@
+package io.pqssh.inventory.report;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import io.pqssh.inventory.audit.Finding;
+import io.pqssh.inventory.scan.ScanResult;
+
+/** {@code --fail-on} conditions. Exit codes: 0 none matched, 1 a condition matched (see docs/inventory.md). */
+public enum FailOn {
+    /** scan: an SSH server without post-quantum key exchange; audit: a config that pins or strips PQ KEX. */
+    CLASSICAL_KEX,
+    /** audit: a quantum-vulnerable key authorized, known or present; scan: a server with no PQ host key. */
+    CLASSICAL_KEYS,
+    /** scan: weak algorithms offered; audit: weak keys or weak algorithms enabled. */
+    WEAK,
+    /** scan: a target unreachable or not speaking SSH. */
+    UNREACHABLE;
+
+    public static final int EXIT_FAIL_ON = 1;
+
+    public static FailOn parse(String s) {
+        try {
+            return valueOf(s.strip().toUpperCase(Locale.ROOT).replace('-', '_'));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("unknown --fail-on '" + s
+                    + "' (expected classical-kex, classical-keys, weak, unreachable)");
+        }
+    }
+
+    public String cliName() {
+        return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /** Conditions met by a scan, as human-readable lines. */
+    public static List<String> check(List<FailOn> conditions, List<ScanResult> results) {
+        List<String> hit = new ArrayList<>();
+        for (FailOn c : conditions) {
+            long n = results.stream().filter(r -> switch (c) {
+                case CLASSICAL_KEX -> r.category().equals("classical-only");
+                case CLASSICAL_KEYS -> r.status() == ScanResult.Status.SSH
+                        && r.classification().pqHostKeysOffered().isEmpty();
+                case WEAK -> r.classification() != null && !r.classification().weak().isEmpty();
+                case UNREACHABLE -> r.status() != ScanResult.Status.SSH;
+            }).count();
+            if (n > 0) {
+                hit.add(c.cliName() + ": " + n + " target(s)");
+            }
+        }
+        return hit;
+    }
+
+    public static List<String> checkAudit(List<FailOn> conditions, List<Finding> findings) {
+        List<String> hit = new ArrayList<>();
+        for (FailOn c : conditions) {
+            long n = findings.stream().filter(f -> switch (c) {
+                case CLASSICAL_KEX -> f.rule().equals(Finding.Rules.CLASSICAL_KEX_CONFIG)
+                        || f.rule().equals(Finding.Rules.PQ_KEX_REMOVED);
+                case CLASSICAL_KEYS -> f.classicalKey();
+                case WEAK -> f.rule().equals(Finding.Rules.WEAK_KEY)
+                        || f.rule().equals(Finding.Rules.WEAK_ALGORITHM_CONFIG);
+                case UNREACHABLE -> false;
+            }).count();
+            if (n > 0) {
+                hit.add(c.cliName() + ": " + n + " finding(s)");
+            }
+        }
+        return hit;
+    }
+}

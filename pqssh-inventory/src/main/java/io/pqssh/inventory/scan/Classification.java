@@ -1,0 +1,36 @@
+package io.pqssh.inventory.scan;
+
+import java.util.List;
+
+/**
+ * What a server's KEXINIT means for the migration.
+ *
+ * @param pqKexOffered post-quantum key exchange methods the server offers, in its order
+ * @param openssh10Negotiates what a current OpenSSH 10 client with default settings would negotiate (null: none)
+ * @param pqsshNegotiates what pqssh's default client would negotiate (null: none)
+ * @param pqHostKeysOffered post-quantum host key algorithms offered
+ * @param strictKex whether {@code kex-strict-s-v00@openssh.com} (Terrapin countermeasure) is offered
+ * @param classicalOnly no post-quantum key exchange offered at all
+ * @param weak weak algorithms offered, as {@code kind:name}
+ */
+public record Classification(List<String> pqKexOffered, String openssh10Negotiates, String pqsshNegotiates,
+        List<String> pqHostKeysOffered, boolean strictKex, boolean classicalOnly, List<String> weak) {
+
+    public static Classification of(KexInit k) {
+        List<String> pq = k.kex().stream().filter(n -> !Algorithms.isPseudoKex(n)).filter(Algorithms::isPqKex)
+                .toList();
+        return new Classification(pq,
+                Algorithms.negotiate(Algorithms.OPENSSH10_CLIENT_KEX, k.kex()),
+                Algorithms.negotiate(Algorithms.PQSSH_KEX, k.kex()),
+                k.hostKey().stream().filter(Algorithms::isPqHostKey).toList(),
+                k.kex().contains(Algorithms.STRICT_KEX_SERVER),
+                pq.isEmpty(),
+                Algorithms.weak(k));
+    }
+
+    /** An OpenSSH 10 client (or pqssh) gets a post-quantum key exchange here. */
+    public boolean pqReady() {
+        return (openssh10Negotiates != null && Algorithms.isPqKex(openssh10Negotiates))
+                || (pqsshNegotiates != null && Algorithms.isPqKex(pqsshNegotiates));
+    }
+}

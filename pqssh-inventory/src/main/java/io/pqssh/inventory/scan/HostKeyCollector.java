@@ -1,0 +1,134 @@
+package io.pqssh.inventory.scan;
+
+import java.io.IOException;
+import java.security.PublicKey;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.apache.sshd.client.ClientBuilder;
+import org.apache.sshd.client.SshClient;
+import org.apache.sshd.client.session.ClientSession;
+import org.apache.sshd.client.session.ClientSession.ClientSessionEvent;
+import org.apache.sshd.common.AttributeRepository;
+import org.apache.sshd.common.NamedFactory;
+import org.apache.sshd.common.kex.BuiltinDHFactories;
+import org.apache.sshd.common.session.Session;
+import org.apache.sshd.common.session.SessionListener;
+import org.apache.sshd.common.signature.Signature;
+import org.apache.sshd.common.util.buffer.ByteArrayBuffer;
+
+import io.pqssh.core.keys.KeyFingerprints;
+import io.pqssh.core.keys.PublicKeyLine;
+import io.pqssh.mina.kex.PqKex;
+
+/**
+ * Collects host keys: for each host key algorithm a server offers, one key exchange with a MINA client restricted to
+ * that algorithm; the server key verifier records the key and answers "no", so the client disconnects right after
+ * the key exchange, before any authentication.
+ */
+public final class HostKeyCollector implements AutoCloseable {
+    private static final AttributeRepository.AttributeKey<Attempt> ATTEMPT = new AttributeRepository.AttributeKey<>();
+
+    private final SshClient client;
+    private final Duration timeout;
+    private final List<NamedFactory<Signature>> allSignatures;
+
+    private record Attempt(List<NamedFactory<Signature>> signatures, AtomicReference<PublicKey> key) {
+    }
+
+    public HostKeyCollector(Duration timeout) {
+        this.timeout = timeout;
+        client = ClientBuilder.builder().build();
+        List<String> kex = new ArrayList<>();
+        for (String n : Algorithms.OPENSSH10_CLIENT_KEX) {
+            kex.add(n);
+        }
+        for (String n : Algorithms.PQSSH_KEX) {
+            if (!kex.contains(n)) {
+                kex.add(n);
+            }
+        }
+        kex.removeIf(n -> {
+            var f = BuiltinDHFactories.resolveFactory(n);
+            return f == null || !f.isSupported();
+        });
+        client.setKeyExchangeFactories(PqKex.factories(kex, ClientBuilder.DH2KEX));
+        allSignatures = new ArrayList<>(client.getSignatureFactories());
+        client.setServerKeyVerifier((session, addr, key) -> {
+            Attempt a = session.getConnectionContext() == null ? null : session.getConnectionContext().getAttribute(ATTEMPT);
+            if (a != null) {
+                a.key().set(key);
+            }
+            return false;
+        });
+        client.addSessionListener(new SessionListener() {
+            @Override
+            public void sessionCreated(Session session) {
+                if (session instanceof ClientSession cs && cs.getConnectionContext() != null) {
+                    Attempt a = cs.getConnectionContext().getAttribute(ATTEMPT);
+                    if (a != null) {
+                        cs.setSignatureFactories(a.signatures());
+                    }
+                }
+            }
+        });
+        client.start();
+    }
+
+    /** One entry per offered host key algorithm, in the server's order. */
+    public List<ScanResult.HostKey> collect(Target t, List<String> offered) {
+        List<ScanResult.HostKey> out = new ArrayList<>();
+        for (String alg : offered) {
+            out.add(collectOne(t, alg));
+        }
+        return out;
+    }
+
+    private ScanResult.HostKey collectOne(Target t, String alg) {
+        List<NamedFactory<Signature>> sig = allSignatures.stream().filter(f -> f.getName().equals(alg)).toList();
+        if (sig.isEmpty()) {
+            return new ScanResult.HostKey(alg, null, null, null, "host key algorithm not supported by the collector");
+        }
+        Attempt a = new Attempt(sig, new AtomicReference<>());
+        ClientSession session = null;
+        try {
+            session = client.connect("pqssh-scan", t.host(), t.port(), AttributeRepository.ofKeyValuePair(ATTEMPT, a))
+                    .verify(timeout).getSession();
+            session.waitFor(EnumSet.of(ClientSessionEvent.CLOSED, ClientSessionEvent.WAIT_AUTH), timeout);
+        } catch (IOException | RuntimeException e) {
+            if (a.key().get() == null) {
+                return new ScanResult.HostKey(alg, null, null, null,
+                        e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+            }
+        } finally {
+            if (session != null) {
+                session.close(true);
+            }
+        }
+        PublicKey key = a.key().get();
+        if (key == null) {
+            return new ScanResult.HostKey(alg, null, null, null, "no host key received within " + timeout.toMillis()
+                    + " ms");
+        }
+        ByteArrayBuffer b = new ByteArrayBuffer();
+        b.putPublicKey(key);
+        byte[] blob = b.getCompactData();
+        String type;
+        try {
+            type = PublicKeyLine.blobKeyType(blob);
+        } catch (io.pqssh.core.keys.KeyFileException e) {
+            type = alg;
+        }
+        return new ScanResult.HostKey(alg, type, KeyFingerprints.sha256(blob),
+                type + " " + Base64.getEncoder().encodeToString(blob), null);
+    }
+
+    @Override
+    public void close() throws IOException {
+        client.stop();
+    }
+}
