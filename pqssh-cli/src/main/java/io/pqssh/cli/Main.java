@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 /** The {@code pqssh} command. */
 @Command(name = "pqssh", mixinStandardHelpOptions = true, version = "pqssh 0.1.0",
         description = "Post-quantum SSH toolkit: KEM user authentication, PQ key exchange and keys.",
-        subcommands = {DemoCommand.class, ServerCommand.class, SshCommand.class, KeygenCommand.class, PasswdCommand.class,
+        subcommands = {DemoCommand.class, ServerCommand.class, SshCommand.class, KeygenCommand.class, PasswdCommand.class, LabCommand.class, ScanCommand.class, AuditCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @Override

@@ -1,0 +1,25 @@
+package io.pqssh.cli;
+
+import io.pqssh.cli.lab.LabLinkCleanupCommand;
+import io.pqssh.cli.lab.LabLinkCommand;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/** {@code pqssh lab}: the measurement lab. Add a subcommand by appending its class to the list. */
+@Command(name = "lab", mixinStandardHelpOptions = true,
+        description = "Measurement lab: emulated network links, handshake latency/bytes, server cost.",
+        subcommands = {
+                LabLinkCommand.class,
+                LabLinkCleanupCommand.class,
+        })
+public final class LabCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+}
