@@ -2,6 +2,8 @@ package io.pqssh.cli;
 
 import io.pqssh.cli.lab.LabLinkCleanupCommand;
 import io.pqssh.cli.lab.LabLinkCommand;
+import io.pqssh.cli.lab.LoadCommand;
+import io.pqssh.cli.lab.PrimitivesCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -13,6 +15,8 @@ import picocli.CommandLine.Spec;
         subcommands = {
                 LabLinkCommand.class,
                 LabLinkCleanupCommand.class,
+                PrimitivesCommand.class,
+                LoadCommand.class,
         })
 public final class LabCommand implements Runnable {
     @Spec

@@ -1,0 +1,39 @@
+package io.pqssh.lab.load;
+
+import java.util.Map;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/**
+ * One row of load.json: one server x method x workers. {@code status} is "ok", "failed" (failures or the server
+ * died), "n/a" (the server has no such method) or "unsupported" (pqssh lacks it in this build); numbers are null
+ * when not measured.
+ */
+public record LoadResult(
+        @JsonProperty("server") String server,
+        @JsonProperty("method") String method,
+        @JsonProperty("workers") int workers,
+        @JsonProperty("status") String status,
+        @JsonProperty("kex") String kex,
+        @JsonProperty("conn_per_s") Double connPerS,
+        @JsonProperty("successes") long successes,
+        @JsonProperty("failures") long failures,
+        @JsonProperty("failures_by_cause") Map<String, Long> failuresByCause,
+        @JsonProperty("p50_ms") Double p50Ms,
+        @JsonProperty("p95_ms") Double p95Ms,
+        @JsonProperty("p99_ms") Double p99Ms,
+        @JsonProperty("cpu_ms_per_conn") Double cpuMsPerConn,
+        @JsonProperty("peak_mem_mb") Double peakMemMb,
+        @JsonProperty("mem_source") String memSource,
+        @JsonProperty("measured_s") double measuredS,
+        @JsonProperty("client_logins_total") long clientLoginsTotal,
+        @JsonProperty("server_logins_total") Long serverLoginsTotal,
+        @JsonProperty("server_alive_at_end") boolean serverAliveAtEnd,
+        @JsonProperty("note") String note) {
+
+    static LoadResult notMeasured(String server, String method, int workers, String status, String kex,
+            String note) {
+        return new LoadResult(server, method, workers, status, kex, null, 0, 0, Map.of(), null, null, null, null,
+                null, null, 0, 0, null, false, note);
+    }
+}

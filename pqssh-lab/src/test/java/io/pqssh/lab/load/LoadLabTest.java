@@ -1,0 +1,174 @@
+package io.pqssh.lab.load;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/** Short load runs against a real pqssh server (child JVM) and Debian's sshd on loopback. */
+class LoadLabTest {
+    @TempDir
+    Path dir;
+
+    static void requireSshd() {
+        if (!Files.isExecutable(ServerProcess.DEBIAN_SSHD)) {
+            fail("this test needs " + ServerProcess.DEBIAN_SSHD + ": apt-get install openssh-server");
+        }
+    }
+
+    @Test
+    void shortRunAgainstPqsshAndOpenSshWritesConsistentReports() throws Exception {
+        requireSshd();
+        LoadLab.Settings s = new LoadLab.Settings(List.of("pqssh", "openssh"),
+                List.of(LoadMethod.KEM_MLKEM768, LoadMethod.MLDSA65, LoadMethod.ED25519), List.of(2),
+                Duration.ofMillis(1000), Duration.ofMillis(2500), dir.resolve("work"), ServerProcess.DEBIAN_SSHD, null,
+                Duration.ofSeconds(20));
+        List<LoadResult> rs = LoadLab.run(s, null);
+        assertEquals(6, rs.size());
+        Path out = dir.resolve("out");
+        LoadLab.write(out, rs);
+        assertTrue(LoadLab.allOk(rs), rs.toString());
+
+        JsonNode json = new ObjectMapper().readTree(out.resolve("load.json").toFile());
+        assertEquals(6, json.size());
+        for (JsonNode o : json) {
+            for (String f : List.of("server", "method", "workers", "conn_per_s", "failures", "p95_ms",
+                    "cpu_ms_per_conn", "peak_mem_mb")) {
+                assertTrue(o.has(f), "missing " + f + " in " + o);
+            }
+            String server = o.get("server").asText();
+            String method = o.get("method").asText();
+            boolean measured = server.equals("pqssh") || method.equals("publickey-ed25519");
+            if (!measured) {
+                assertEquals("n/a", o.get("status").asText(), o.toString());
+                assertTrue(o.get("conn_per_s").isNull(), o.toString());
+                continue;
+            }
+            assertEquals("ok", o.get("status").asText(), o.toString());
+            long successes = o.get("successes").asLong();
+            assertTrue(successes > 0, o.toString());
+            assertEquals(0, o.get("failures").asLong(), o.toString());
+            assertEquals(successes / o.get("measured_s").asDouble(), o.get("conn_per_s").asDouble(), 0.01);
+            // every login the client completed was counted by the server, and nothing else
+            assertEquals(o.get("client_logins_total").asLong(), o.get("server_logins_total").asLong(), o.toString());
+            assertTrue(o.get("client_logins_total").asLong() >= successes, o.toString());
+            double p50 = o.get("p50_ms").asDouble();
+            double p95 = o.get("p95_ms").asDouble();
+            assertTrue(p50 > 0 && p50 <= p95 && p95 <= o.get("p99_ms").asDouble(), o.toString());
+            assertTrue(o.get("cpu_ms_per_conn").asDouble() > 0, o.toString());
+            assertTrue(o.get("peak_mem_mb").asDouble() > 1, o.toString());
+            assertTrue(o.get("kex").asText().startsWith("sntrup761x25519-sha512"), o.toString());
+        }
+        List<String> csv = Files.readAllLines(out.resolve("load.csv"));
+        assertEquals(7, csv.size());
+        assertTrue(csv.get(0).startsWith("server,method,workers,status,kex,conn_per_s"), csv.get(0));
+        byte[] png = Files.readAllBytes(out.resolve("load.png"));
+        assertArrayEquals(new byte[] {(byte) 0x89, 'P', 'N', 'G'}, Arrays.copyOf(png, 4));
+        String md = Files.readString(out.resolve("load.md"));
+        assertTrue(md.contains("| pqssh | publickey-kem-mlkem768 | 2 | ok |"), md);
+        assertTrue(md.contains("pqssh / OpenSSH logins per second"), md);
+        assertTrue(LoadLab.speedups(rs).containsKey(2));
+        // sshd's log agrees: as many accepted logins as the client completed
+        assertNoServerLeft();
+    }
+
+    @Test
+    void serverKilledMidRunGivesFailuresAndLeavesNothingBehind() throws Exception {
+        LoadLab.Settings s = new LoadLab.Settings(List.of("pqssh"), List.of(LoadMethod.ED25519), List.of(2),
+                Duration.ofMillis(500), Duration.ofMillis(3500), dir.resolve("work"), ServerProcess.DEBIAN_SSHD, null,
+                Duration.ofSeconds(10));
+        Thread killer = new Thread(() -> {
+            long end = System.nanoTime() + 30_000_000_000L;
+            while (System.nanoTime() < end) {
+                Optional<ProcessHandle> srv = labServer();
+                if (srv.isPresent()) {
+                    try {
+                        Thread.sleep(2500); // into the measured window
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    srv.get().destroyForcibly();
+                    return;
+                }
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        });
+        killer.start();
+        List<LoadResult> rs = LoadLab.run(s, null);
+        killer.join();
+        assertEquals(1, rs.size());
+        LoadResult r = rs.get(0);
+        assertEquals("server-died", r.status(), r.toString());
+        assertFalse(r.serverAliveAtEnd());
+        assertTrue(r.failures() > 0, r.toString());
+        assertTrue(r.failuresByCause().containsKey("connect-refused"), r.failuresByCause().toString());
+        assertNotNull(r.note());
+        assertFalse(LoadLab.allOk(rs));
+        LoadLab.write(dir.resolve("out"), rs);
+        assertTrue(Files.readString(dir.resolve("out/load.md")).contains("server-died"));
+        assertNoServerLeft();
+    }
+
+    @Test
+    void openSshHasNoKemMethodAndUnknownNamesAreErrors() throws Exception {
+        LabKeys keys = LabKeys.create(dir.resolve("k"));
+        ServerProcess.OpenSsh o = new ServerProcess.OpenSsh(dir, ServerProcess.DEBIAN_SSHD, keys, "x", List.of());
+        assertFalse(o.supports(LoadMethod.KEM_MLKEM768));
+        assertTrue(o.supports(LoadMethod.ED25519));
+        assertEquals(LoadMethod.KEM_MLKEM768, LoadMethod.parse("kem"));
+        assertEquals(LoadMethod.MLDSA65, LoadMethod.parse("ML-DSA-65"));
+        assertThrows(() -> LoadMethod.parse("rsa"));
+        assertNull(LoadResult.notMeasured("a", "b", 1, "n/a", "k", null).connPerS());
+        assertEquals("connect-refused", LoadGenerator.cause(new java.net.ConnectException("Connection refused")));
+        String auth = Files.readString(keys.authorizedKeysAll);
+        assertTrue(auth.contains("ssh-ed25519 ") && auth.contains("ssh-mldsa-65 ") && auth.contains("mlkem768 "), auth);
+        assertFalse(Files.readString(keys.authorizedKeysOpenSsh).contains("mlkem768"));
+    }
+
+    private static void assertThrows(Runnable r) {
+        try {
+            r.run();
+        } catch (IllegalArgumentException expected) {
+            return;
+        }
+        fail("expected IllegalArgumentException");
+    }
+
+    static Optional<ProcessHandle> labServer() {
+        return ProcessHandle.current().descendants().filter(p -> p.info().commandLine().orElse("")
+                .contains(LabServerMain.class.getName())).findFirst();
+    }
+
+    static void assertNoServerLeft() throws InterruptedException {
+        long end = System.nanoTime() + 5_000_000_000L;
+        while (System.nanoTime() < end) {
+            List<ProcessHandle> left = ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).toList();
+            if (left.isEmpty()) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        fail("processes left behind: " + ProcessHandle.current().descendants()
+                .map(p -> p.pid() + " " + p.info().commandLine().orElse("?")).toList());
+    }
+}
