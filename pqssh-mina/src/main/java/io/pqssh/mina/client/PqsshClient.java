@@ -206,6 +206,8 @@ public final class PqsshClient implements AutoCloseable {
             auth.add(UserAuthPasswordFactory.INSTANCE);
             client.setUserAuthFactories(auth);
             CoreModuleProperties.PREFERRED_AUTHS.set(client, String.join(",", preferredAuth));
+            // MINA leaves Nagle on; with it a small flight waits for an ACK and costs a round trip
+            CoreModuleProperties.TCP_NODELAY.set(client, true);
             // identities come from the caller only, never from ~/.ssh behind the user's back
             client.setKeyIdentityProvider(s -> List.of());
             boolean warn = warnWeakCrypto && !kexExplicit;

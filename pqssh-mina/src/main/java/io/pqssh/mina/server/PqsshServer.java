@@ -194,6 +194,7 @@ public final class PqsshServer implements AutoCloseable {
             }
             CoreModuleProperties.MAX_AUTH_REQUESTS.set(sshd, maxAuthTries);
             CoreModuleProperties.AUTH_TIMEOUT.set(sshd, loginGraceTime);
+            CoreModuleProperties.TCP_NODELAY.set(sshd, true);
             sshd.addSessionListener(new PostQuantumKexPolicy(requirePqKex,
                     kexName -> LOG.warn("connection uses non-post-quantum key exchange {}", kexName)));
             sshd.setCommandFactory(ShellCommandFactory.INSTANCE);
