@@ -58,7 +58,7 @@ public final class TableReport {
         int[] w = new int[cols];
         for (List<String> r : rows) {
             for (int i = 0; i < cols - 1; i++) {
-                w[i] = Math.min(48, Math.max(w[i], r.get(i).length()));
+                w[i] = Math.min(100, Math.max(w[i], r.get(i).length()));
             }
         }
         StringBuilder b = new StringBuilder();

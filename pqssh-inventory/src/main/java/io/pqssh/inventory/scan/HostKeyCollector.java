@@ -115,7 +115,7 @@ public final class HostKeyCollector implements AutoCloseable {
                     + " ms");
         }
         ByteArrayBuffer b = new ByteArrayBuffer();
-        b.putPublicKey(key);
+        b.putRawPublicKey(key);
         byte[] blob = b.getCompactData();
         String type;
         try {
