@@ -1,5 +1,6 @@
 package io.pqssh.cli;
 
+import io.pqssh.cli.lab.LabHandshakeCommand;
 import io.pqssh.cli.lab.LabLinkCleanupCommand;
 import io.pqssh.cli.lab.LabLinkCommand;
 import io.pqssh.cli.lab.LoadCommand;
@@ -15,6 +16,7 @@ import picocli.CommandLine.Spec;
         subcommands = {
                 LabLinkCommand.class,
                 LabLinkCleanupCommand.class,
+                LabHandshakeCommand.class,
                 PrimitivesCommand.class,
                 LoadCommand.class,
         })

@@ -1,0 +1,84 @@
+package io.pqssh.lab.handshake;
+
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+
+import org.apache.sshd.client.keyverifier.AcceptAllServerKeyVerifier;
+import org.apache.sshd.client.session.ClientSession;
+
+import io.pqssh.mina.auth.KemClientIdentity;
+import io.pqssh.mina.client.PqsshClient;
+
+/**
+ * The lab's pqssh client agent, run inside the client namespace. Reads one request per line:
+ * {@code RUN host port kex1,kex2 hostkey auth}; for each it builds a fresh {@link PqsshClient}, connects, authenticates
+ * as {@link LabServer#USER}, runs {@code true} and closes, then answers
+ * {@code OK localPort tConnectStart tConnected tAuth tDone exitStatus} ({@link System#nanoTime()} values: the same
+ * CLOCK_MONOTONIC as the link emulator's ruler) or {@code ERR message}. Keys are made before the clock starts.
+ */
+public final class LabClient {
+    private LabClient() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        System.out.println("READY");
+        System.out.flush();
+        for (String line; (line = in.readLine()) != null;) {
+            String[] f = line.trim().split(" ");
+            if (f.length != 6 || !f[0].equals("RUN")) {
+                System.out.println("ERR bad request");
+                System.out.flush();
+                continue;
+            }
+            try {
+                System.out.println(run(f[1], Integer.parseInt(f[2]), List.of(f[3].split(",")), f[4], f[5]));
+            } catch (Exception e) {
+                System.out.println("ERR " + String.valueOf(e.getMessage()).replace('\n', ' '));
+            }
+            System.out.flush();
+        }
+    }
+
+    static String run(String host, int port, List<String> kex, String hostKey, String auth) throws Exception {
+        PqsshClient.Builder b = PqsshClient.builder().serverKeyVerifier(AcceptAllServerKeyVerifier.INSTANCE)
+                .warningSink(w -> { }).kex(kex).timeout(Duration.ofSeconds(60));
+        if (auth.equals("password")) {
+            b.password(LabServer.PASSWORD).preferredAuthentications(List.of("password"));
+        } else if (HandshakeConfig.KEM_TYPES.containsKey(auth)) {
+            b.kemIdentity(KemClientIdentity.of(LabKeys.kem(auth))).preferredAuthentications(List.of("publickey-kem"));
+        } else {
+            b.identity(LabKeys.signature(auth)).preferredAuthentications(List.of("publickey"));
+        }
+        try (PqsshClient client = b.start()) {
+            long t0 = System.nanoTime();
+            ClientSession s = client.sshClient().connect(LabServer.USER, host, port).verify(Duration.ofSeconds(60))
+                    .getSession();
+            long t1 = System.nanoTime();
+            try (s) {
+                if (auth.equals("password")) {
+                    s.addPasswordIdentity(LabServer.PASSWORD);
+                } else if (HandshakeConfig.KEM_TYPES.containsKey(auth)) {
+                    s.setAttribute(io.pqssh.mina.auth.ClientKemUserAuthFactory.IDENTITY,
+                            KemClientIdentity.of(LabKeys.kem(auth)));
+                } else {
+                    s.addPublicKeyIdentity(LabKeys.signature(auth));
+                }
+                s.auth().verify(Duration.ofSeconds(60));
+                long t2 = System.nanoTime();
+                int rc = PqsshClient.exec(s, "true", new ByteArrayOutputStream(), new ByteArrayOutputStream(),
+                        Duration.ofSeconds(60));
+                long t3 = System.nanoTime();
+                int localPort = ((java.net.InetSocketAddress) s.getIoSession().getLocalAddress()).getPort();
+                String hk = s.getServerKey() == null ? "?" : org.apache.sshd.common.config.keys.KeyUtils
+                        .getKeyType(s.getServerKey());
+                String kx = s.getKex() == null ? "?" : s.getKex().getName();
+                return "OK " + localPort + " " + t0 + " " + t1 + " " + t2 + " " + t3 + " " + rc + " " + kx + " " + hk;
+            }
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package io.pqssh.lab.handshake;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+import io.pqssh.core.kem.KemAlgorithm;
+import io.pqssh.mina.auth.KemServerSettings;
+import io.pqssh.mina.keys.PqKeyPairProvider;
+import io.pqssh.mina.server.PqsshServer;
+
+/**
+ * The lab's pqssh server, run inside the server namespace: one {@link PqsshServer} per profile
+ * ({@code hostkey|kex1,kex2}), each with a fresh host key, publickey, publickey-kem (ML-KEM-512/768/1024) and
+ * password enabled for user {@value #USER}. Prints {@code PORT i n} per profile, then {@code READY}; runs until its
+ * stdin closes (so it dies with the lab).
+ *
+ * <p>Authorization: user {@value #USER} may log in with <em>any</em> public key or KEM key (the lab's client keys
+ * are generated per run); possession is still proven for real (signature verified, KEM challenge answered), so
+ * the bytes and round trips are those of a normal login. Password: {@value #PASSWORD}.
+ */
+public final class LabServer {
+    static final String USER = "lab";
+    static final String PASSWORD = "lab-password-not-secret";
+
+    private LabServer() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 2) {
+            System.err.println("usage: LabServer LISTEN_ADDR PROFILE...   (PROFILE = hostkey|kex,kex)");
+            System.exit(2);
+        }
+        String listen = args[0];
+        List<PqsshServer> servers = new ArrayList<>();
+        try {
+            for (int i = 1; i < args.length; i++) {
+                String[] p = args[i].split("\\|", 2);
+                KemServerSettings kem = KemServerSettings.builder().allowedAlgorithms(EnumSet.allOf(KemAlgorithm.class))
+                        .authorizer((user, cred, addr) -> USER.equals(user)).build();
+                PqsshServer s = PqsshServer.builder().host(listen).port(0)
+                        .hostKeys(PqKeyPairProvider.of(List.of(LabKeys.signature(p[0]))))
+                        .kex(List.of(p[1].split(",")))
+                        .kem(kem)
+                        .publickey((user, key, session) -> USER.equals(user))
+                        .password((user, pw, session) -> USER.equals(user) && PASSWORD.equals(pw))
+                        .sftp(false)
+                        .start();
+                servers.add(s);
+                System.out.println("PORT " + (i - 1) + " " + s.port());
+            }
+            System.out.println("READY");
+            System.out.flush();
+            CountDownLatch done = new CountDownLatch(1);
+            Thread t = new Thread(() -> {
+                try {
+                    while (System.in.read() >= 0) {
+                        // wait for EOF
+                    }
+                } catch (java.io.IOException ignored) {
+                    // parent gone
+                }
+                done.countDown();
+            });
+            t.setDaemon(true);
+            t.start();
+            done.await();
+        } finally {
+            for (PqsshServer s : servers) {
+                s.close();
+            }
+        }
+        System.exit(0);
+    }
+}

@@ -1,0 +1,34 @@
+package io.pqssh.lab.handshake;
+
+/**
+ * One measured login (a row of raw.csv). Times in ms; -1 where not measured (loopback mode has no ruler).
+ * auth_ms and total_ms run from the emulator's first-SYN timestamp to the client's auth-success and
+ * {@code true}-finished timestamps (one CLOCK_MONOTONIC); link_ms from first SYN to the last packet of the connection.
+ */
+public record Sample(String suite, String config, String peer, double rttMs, double lossPct, int initcwnd, int round,
+        boolean warmup, double authMs, double totalMs, double linkMs, double clientAuthMs, double clientWallMs,
+        long bytesC2s, long bytesS2c, long packetsC2s, long packetsS2c, long bytesC2sAuth, long bytesS2cAuth,
+        int roundTrips, int roundTripsAuth, long retransmissions, long emulatorRetransmissions, String kex,
+        String hostKeyType, String method, String error) {
+
+    /** The CSV columns, documented in docs/lab-handshake.md. */
+    public static final String[] COLUMNS = {"suite", "config", "peer", "rtt_ms", "loss_pct", "initcwnd", "round",
+        "warmup", "auth_ms", "total_ms", "link_ms", "client_auth_ms", "client_wall_ms", "bytes_c2s", "bytes_s2c",
+        "packets_c2s", "packets_s2c", "bytes_c2s_auth", "bytes_s2c_auth", "round_trips", "round_trips_auth",
+        "retransmissions", "emulator_retransmissions", "kex", "hostkey_type", "method", "error"};
+
+    public boolean ok() {
+        return error == null || error.isEmpty();
+    }
+
+    public String key() {
+        return suite + "\u0000" + config + "\u0000" + peer + "\u0000" + rttMs + "\u0000" + lossPct + "\u0000" + initcwnd;
+    }
+
+    public Object[] values() {
+        return new Object[] {suite, config, peer, rttMs, lossPct, initcwnd, round, warmup, authMs, totalMs, linkMs,
+            clientAuthMs, clientWallMs, bytesC2s, bytesS2c, packetsC2s, packetsS2c, bytesC2sAuth, bytesS2cAuth,
+            roundTrips, roundTripsAuth, retransmissions, emulatorRetransmissions, kex, hostKeyType, method,
+            error == null ? "" : error};
+    }
+}

@@ -1,0 +1,250 @@
+package io.pqssh.lab.report;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.ToDoubleFunction;
+
+import org.jfree.chart.ChartFactory;
+import org.jfree.chart.ChartUtils;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.plot.PlotOrientation;
+import org.jfree.data.category.DefaultCategoryDataset;
+import org.jfree.data.xy.XYSeries;
+import org.jfree.data.xy.XYSeriesCollection;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+
+import io.pqssh.lab.handshake.HandshakeConfig;
+import io.pqssh.lab.handshake.Published;
+import io.pqssh.lab.handshake.Sample;
+
+/** Writes raw.csv, summary.json, report.md and the plots (PNG via jfreechart, SVG via {@link Svg}). */
+public final class HandshakeReport {
+    /** Output file names. */
+    public static final List<String> FILES = List.of("raw.csv", "summary.json", "report.md",
+            "latency-vs-rtt.png", "latency-vs-rtt.svg", "latency-vs-initcwnd.png", "latency-vs-initcwnd.svg",
+            "latency-vs-loss.png", "latency-vs-loss.svg", "bytes.png", "bytes.svg");
+    private static final List<String> STACKS = List.of("client→server to auth", "server→client to auth",
+            "after auth (both directions)");
+
+    private HandshakeReport() {
+    }
+
+    public static void write(Path dir, List<Sample> all, List<HandshakeConfig> configs, boolean loopback)
+            throws IOException {
+        System.setProperty("java.awt.headless", "true");
+        Files.createDirectories(dir);
+        writeCsv(dir.resolve("raw.csv"), all);
+        List<Map<String, Object>> summary = summary(all);
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(dir.resolve("summary.json").toFile(),
+                summary);
+        Files.writeString(dir.resolve("report.md"), markdown(summary, configs, loopback), StandardCharsets.UTF_8);
+        plots(dir, summary);
+    }
+
+    static String csv(Object o) {
+        String s = o instanceof Double d ? (d == Math.rint(d) && Math.abs(d) < 1e15 ? Long.toString(d.longValue())
+                : String.format(Locale.ROOT, "%.3f", d)) : String.valueOf(o);
+        return s.contains(",") || s.contains("\"") || s.contains("\n") ? "\"" + s.replace("\"", "\"\"") + "\"" : s;
+    }
+
+    private static void writeCsv(Path file, List<Sample> all) throws IOException {
+        StringBuilder b = new StringBuilder(String.join(",", Sample.COLUMNS)).append('\n');
+        for (Sample s : all) {
+            Object[] v = s.values();
+            for (int i = 0; i < v.length; i++) {
+                b.append(i == 0 ? "" : ",").append(csv(v[i]));
+            }
+            b.append('\n');
+        }
+        Files.writeString(file, b, StandardCharsets.UTF_8);
+    }
+
+    private static double[] col(List<Sample> s, ToDoubleFunction<Sample> f) {
+        return s.stream().mapToDouble(f).toArray();
+    }
+
+    /** One object per configuration × network setting × peer (counted, successful samples). */
+    public static List<Map<String, Object>> summary(List<Sample> all) {
+        Map<String, List<Sample>> groups = new LinkedHashMap<>();
+        Map<String, Integer> errors = new LinkedHashMap<>();
+        for (Sample s : all) {
+            if (s.warmup()) {
+                continue;
+            }
+            groups.computeIfAbsent(s.key(), k -> new ArrayList<>());
+            if (s.ok()) {
+                groups.get(s.key()).add(s);
+            } else {
+                errors.merge(s.key(), 1, Integer::sum);
+            }
+        }
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Map.Entry<String, List<Sample>> e : groups.entrySet()) {
+            List<Sample> g = e.getValue();
+            Sample f = all.stream().filter(s -> s.key().equals(e.getKey())).findFirst().orElseThrow();
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("suite", f.suite());
+            m.put("config", f.config());
+            m.put("peer", f.peer());
+            m.put("rtt_ms", f.rttMs());
+            m.put("loss_pct", f.lossPct());
+            m.put("initcwnd", f.initcwnd());
+            m.put("n", g.size());
+            m.put("auth_ms", Stats.summary(col(g, Sample::authMs)));
+            m.put("total_ms", Stats.summary(col(g, Sample::totalMs)));
+            m.put("bytes_c2s", Stats.median(col(g, s -> s.bytesC2s())));
+            m.put("bytes_s2c", Stats.median(col(g, s -> s.bytesS2c())));
+            m.put("round_trips", Stats.median(col(g, s -> s.roundTrips())));
+            m.put("retransmissions", Stats.round(g.stream().mapToLong(Sample::retransmissions).average().orElse(0)));
+            m.put("errors", errors.getOrDefault(e.getKey(), 0));
+            m.put("link_ms", Stats.summary(col(g, Sample::linkMs)));
+            m.put("client_auth_ms", Stats.summary(col(g, Sample::clientAuthMs)));
+            m.put("bytes_c2s_auth", Stats.median(col(g, s -> s.bytesC2sAuth())));
+            m.put("bytes_s2c_auth", Stats.median(col(g, s -> s.bytesS2cAuth())));
+            m.put("packets_c2s", Stats.median(col(g, s -> s.packetsC2s())));
+            m.put("packets_s2c", Stats.median(col(g, s -> s.packetsS2c())));
+            m.put("round_trips_auth", Stats.median(col(g, s -> s.roundTripsAuth())));
+            m.put("kex", g.isEmpty() ? "" : g.get(0).kex());
+            m.put("hostkey_type", g.isEmpty() ? "" : g.get(0).hostKeyType());
+            m.put("method", f.method());
+            m.put("published_p50_ms", Published.p50(f.suite(), f.config(), f.rttMs(), f.lossPct(), f.initcwnd()));
+            out.add(m);
+        }
+        return out;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static double p(Map<String, Object> m, String key, String stat) {
+        return ((Map<String, Double>) m.get(key)).get(stat);
+    }
+
+    private static double num(Map<String, Object> m, String key) {
+        return ((Number) m.get(key)).doubleValue();
+    }
+
+    private static String fmt(double d) {
+        return Double.isNaN(d) ? "–" : String.format(Locale.ROOT, "%.1f", d);
+    }
+
+    static String markdown(List<Map<String, Object>> summary, List<HandshakeConfig> configs, boolean loopback) {
+        StringBuilder b = new StringBuilder("# pqssh handshake lab\n\n");
+        b.append(loopback ? "Loopback mode: no emulated link; times are the client's own clock (connect() to auth "
+                + "success / end of `true`), bytes are not measured.\n\n"
+                : "Times: from the link emulator's timestamp of the connection's first SYN to the client's auth "
+                + "success (auth) and to the end of `true` (total), on one CLOCK_MONOTONIC; percentiles by nearest "
+                + "rank. Published: the KEMUAuth paper's P50 of a whole `ssh … true` process (OQS-OpenSSH, "
+                + "netem on loopback), so it includes process start-up and differs in machine and emulation.\n\n");
+        b.append("| suite | config | RTT | loss % | IW | n | auth P50 | total P5 | total P50 | total P95 | published P50 "
+                + "| bytes c→s | bytes s→c | round trips | retx/conn |\n");
+        b.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (Map<String, Object> m : summary) {
+            Object pub = m.get("published_p50_ms");
+            b.append("| ").append(m.get("suite")).append(" | ").append(m.get("config")).append(" | ")
+                    .append(fmt(num(m, "rtt_ms"))).append(" | ").append(m.get("loss_pct")).append(" | ")
+                    .append(m.get("initcwnd")).append(" | ").append(m.get("n")).append(" | ")
+                    .append(fmt(p(m, "auth_ms", "p50"))).append(" | ").append(fmt(p(m, "total_ms", "p5"))).append(" | ")
+                    .append(fmt(p(m, "total_ms", "p50"))).append(" | ").append(fmt(p(m, "total_ms", "p95")))
+                    .append(" | ").append(pub == null ? "–" : fmt((Double) pub)).append(" | ")
+                    .append((long) num(m, "bytes_c2s")).append(" | ").append((long) num(m, "bytes_s2c")).append(" | ")
+                    .append(fmt(num(m, "round_trips"))).append(" | ").append(m.get("retransmissions")).append(" |\n");
+        }
+        // Figure 5 layout: rows initcwnd, columns configurations, P5/P50/P95 (published P50)
+        List<Map<String, Object>> fig5 = summary.stream().filter(m -> "fig5".equals(m.get("suite"))).toList();
+        if (!fig5.isEmpty()) {
+            List<String> names = fig5.stream().map(m -> (String) m.get("config")).distinct().toList();
+            Map<String, Map<String, String>> rows = new TreeMap<>();
+            for (Map<String, Object> m : fig5) {
+                String row = String.format(Locale.ROOT, "RTT %s, loss %s, IW %3d", fmt(num(m, "rtt_ms")),
+                        m.get("loss_pct"), (Integer) m.get("initcwnd"));
+                Object pub = m.get("published_p50_ms");
+                rows.computeIfAbsent(row, k -> new LinkedHashMap<>()).put((String) m.get("config"),
+                        fmt(p(m, "total_ms", "p5")) + "/" + fmt(p(m, "total_ms", "p50")) + "/"
+                                + fmt(p(m, "total_ms", "p95")) + (pub == null ? "" : " (" + fmt((Double) pub) + ")")
+                                + ", " + fmt(num(m, "round_trips")) + " RT");
+            }
+            b.append("\n## Figure 5 layout (total P5/P50/P95 ms, published P50 in parentheses, round trips)\n\n| setting |");
+            names.forEach(n -> b.append(' ').append(n).append(" |"));
+            b.append("\n|---|").append("---|".repeat(names.size())).append('\n');
+            for (Map.Entry<String, Map<String, String>> r : rows.entrySet()) {
+                b.append("| ").append(r.getKey().replaceAll("\\s+", " ")).append(" |");
+                names.forEach(n -> b.append(' ').append(r.getValue().getOrDefault(n, "–")).append(" |"));
+                b.append('\n');
+            }
+        }
+        List<HandshakeConfig> skipped = configs.stream().filter(c -> !c.supported()).toList();
+        if (!skipped.isEmpty()) {
+            b.append("\n## Not run\n\n");
+            skipped.forEach(c -> b.append("- ").append(c.name()).append(": unsupported: ").append(c.unsupported())
+                    .append('\n'));
+        }
+        return b.toString();
+    }
+
+    private static void plots(Path dir, List<Map<String, Object>> summary) throws IOException {
+        xy(dir, "latency-vs-rtt", "Handshake latency vs RTT (P50, total)", "RTT (ms)", summary, "rtt_ms");
+        xy(dir, "latency-vs-initcwnd", "Handshake latency vs initcwnd (P50, total)", "initcwnd (MSS)", summary,
+                "initcwnd");
+        xy(dir, "latency-vs-loss", "Handshake latency vs loss (P50, total)", "loss (%)", summary, "loss_pct");
+        // bytes per configuration, stacked: to auth c2s, to auth s2c, after auth; the first network setting
+        Map<String, double[]> bars = new LinkedHashMap<>();
+        for (Map<String, Object> m : summary) {
+            String c = (String) m.get("config");
+            if (bars.containsKey(c)) {
+                continue;
+            }
+            double c2sA = Math.max(0, num(m, "bytes_c2s_auth"));
+            double s2cA = Math.max(0, num(m, "bytes_s2c_auth"));
+            double rest = Math.max(0, num(m, "bytes_c2s") + num(m, "bytes_s2c") - c2sA - s2cA);
+            bars.put(c, new double[] {c2sA, s2cA, rest});
+        }
+        DefaultCategoryDataset ds = new DefaultCategoryDataset();
+        bars.forEach((c, v) -> {
+            for (int i = 0; i < v.length; i++) {
+                ds.addValue(v[i], STACKS.get(i), c);
+            }
+        });
+        JFreeChart chart = ChartFactory.createStackedBarChart("Bytes on the wire per configuration (IP, median)",
+                "configuration", "bytes", ds, PlotOrientation.VERTICAL, true, false, false);
+        ChartUtils.saveChartAsPNG(dir.resolve("bytes.png").toFile(), chart, 1000, 560);
+        Files.writeString(dir.resolve("bytes.svg"), Svg.stackedBars("Bytes on the wire per configuration (IP, median)",
+                "bytes", STACKS, bars));
+    }
+
+    private static void xy(Path dir, String name, String title, String xLabel, List<Map<String, Object>> summary,
+            String xKey) throws IOException {
+        Map<String, List<double[]>> series = new LinkedHashMap<>();
+        for (Map<String, Object> m : summary) {
+            series.computeIfAbsent((String) m.get("config"), k -> new ArrayList<>())
+                    .add(new double[] {num(m, xKey), p(m, "total_ms", "p50")});
+        }
+        XYSeriesCollection ds = new XYSeriesCollection();
+        for (Map.Entry<String, List<double[]>> e : series.entrySet()) {
+            // other settings than x vary too: keep the median over them per x
+            Map<Double, List<Double>> byX = new TreeMap<>();
+            e.getValue().forEach(pt -> byX.computeIfAbsent(pt[0], k -> new ArrayList<>()).add(pt[1]));
+            List<double[]> pts = new ArrayList<>();
+            XYSeries s = new XYSeries(e.getKey());
+            byX.forEach((x, ys) -> {
+                double y = Stats.median(ys.stream().mapToDouble(Double::doubleValue).toArray());
+                s.add((double) x, y);
+                pts.add(new double[] {x, y});
+            });
+            e.setValue(pts);
+            ds.addSeries(s);
+        }
+        JFreeChart chart = ChartFactory.createXYLineChart(title, xLabel, "ms", ds, PlotOrientation.VERTICAL, true,
+                false, false);
+        ChartUtils.saveChartAsPNG(dir.resolve(name + ".png").toFile(), chart, 1000, 560);
+        Files.writeString(dir.resolve(name + ".svg"), Svg.lines(title, xLabel, "ms", series));
+    }
+}
