@@ -74,9 +74,8 @@ public final class LabClient {
                         Duration.ofSeconds(60));
                 long t3 = System.nanoTime();
                 int localPort = ((java.net.InetSocketAddress) s.getIoSession().getLocalAddress()).getPort();
-                String hk = s.getServerKey() == null ? "?" : org.apache.sshd.common.config.keys.KeyUtils
-                        .getKeyType(s.getServerKey());
-                String kx = s.getKex() == null ? "?" : s.getKex().getName();
+                String hk = s.getNegotiatedKexParameter(org.apache.sshd.common.kex.KexProposalOption.SERVERKEYS);
+                String kx = s.getNegotiatedKexParameter(org.apache.sshd.common.kex.KexProposalOption.ALGORITHMS);
                 return "OK " + localPort + " " + t0 + " " + t1 + " " + t2 + " " + t3 + " " + rc + " " + kx + " " + hk;
             }
         }

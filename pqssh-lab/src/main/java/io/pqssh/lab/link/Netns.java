@@ -40,8 +40,13 @@ public final class Netns {
         }
     }
 
-    /** The {@code ip} binary on PATH (or /usr/sbin, /sbin), or null. */
+    /** The {@code ip} binary: $PQSSH_IP if set, else from PATH (or /usr/sbin, /sbin); null if missing. */
     public static String ipTool() {
+        String forced = System.getenv("PQSSH_IP");
+        if (forced != null) {
+            File f = new File(forced);
+            return f.isFile() && f.canExecute() ? f.getPath() : null;
+        }
         List<String> dirs = new ArrayList<>(List.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)));
         dirs.addAll(List.of("/usr/sbin", "/sbin", "/usr/bin", "/bin"));
         for (String d : dirs) {
@@ -58,15 +63,20 @@ public final class Netns {
 
     /** Fails with a clear message unless this process can create namespaces and TUN devices. */
     public static void requireUsable() throws LabUnavailableException {
-        if (!isRoot()) {
+        check(isRoot(), ipTool(), new File("/dev/net/tun").exists());
+    }
+
+    /** The decision of {@link #requireUsable()}, from its three facts. */
+    static void check(boolean root, String ip, boolean tun) throws LabUnavailableException {
+        if (!root) {
             throw new LabUnavailableException("the link emulator needs root (network namespaces and /dev/net/tun); "
                     + "run with sudo, or use --loopback for a loopback-only run without emulated delay or loss");
         }
-        if (ipTool() == null) {
+        if (ip == null) {
             throw new LabUnavailableException("the 'ip' tool (iproute2) is missing; install iproute2 "
                     + "or use --loopback");
         }
-        if (!new File("/dev/net/tun").exists()) {
+        if (!tun) {
             throw new LabUnavailableException("/dev/net/tun is missing (no TUN support); use --loopback");
         }
     }

@@ -1,0 +1,109 @@
+package io.pqssh.lab.handshake;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.pqssh.lab.link.Netns;
+import io.pqssh.lab.report.HandshakeReport;
+
+/** A quick lab run over the emulated link (root), and the lab's refusals. */
+class HandshakeLabTest {
+    static final List<String> SUMMARY_KEYS = List.of("suite", "config", "peer", "rtt_ms", "loss_pct", "initcwnd", "n",
+            "auth_ms", "total_ms", "bytes_c2s", "bytes_s2c", "round_trips", "retransmissions");
+
+    @Test
+    void quickRunOfThreeConfigurationsAtRtt20(@TempDir Path out) throws Exception {
+        Netns.requireUsable();
+        List<HandshakeConfig> configs = List.of(HandshakeConfig.byName("ed25519+ed25519"),
+                HandshakeConfig.byName("mk768+md65"), HandshakeConfig.byName("password"));
+        HandshakeLab.Plan plan = new HandshakeLab.Plan(configs, List.of(20.0), List.of(0.0), List.of(10), 2, 1, 7L, out,
+                false);
+        List<Sample> counted = new HandshakeLab(plan, System.err).run();
+        assertEquals(6, counted.size());
+        for (Sample s : counted) {
+            assertTrue(s.ok(), s.toString());
+            // physics: ≥ 5 RTT to auth (TCP, banners, KEX, NEWKEYS/service, auth), `true` after auth
+            assertTrue(s.authMs() > 5 * 20 && s.totalMs() > s.authMs() && s.linkMs() >= s.totalMs(), s.toString());
+            assertTrue(s.roundTrips() >= 5 && s.roundTripsAuth() <= s.roundTrips(), s.toString());
+            assertTrue(s.bytesC2sAuth() > 1000 && s.bytesC2sAuth() <= s.bytesC2s(), s.toString());
+            assertTrue(s.retransmissions() == 0 && s.emulatorRetransmissions() == 0, s.toString());
+            assertEquals("mlkem768x25519-sha256", s.kex(), s.toString());
+        }
+        // the host key crosses the wire in the KEX reply: ML-DSA-65 (1952 B key, 3309 B signature) vs Ed25519
+        long ed = counted.stream().filter(s -> s.config().equals("ed25519+ed25519")).mapToLong(Sample::bytesS2cAuth)
+                .max().orElseThrow();
+        long md = counted.stream().filter(s -> s.config().equals("mk768+md65")).mapToLong(Sample::bytesS2cAuth)
+                .min().orElseThrow();
+        assertTrue(md - ed > 1952 + 3309, "ML-DSA-65 host key adds its key and signature: " + ed + " vs " + md);
+        assertEquals("ssh-mldsa-65", counted.stream().filter(s -> s.config().equals("mk768+md65")).findFirst()
+                .orElseThrow().hostKeyType());
+
+        for (String f : HandshakeReport.FILES) {
+            assertTrue(Files.size(out.resolve(f)) > 100, f);
+        }
+        List<String> csv = Files.readAllLines(out.resolve("raw.csv"));
+        assertEquals(String.join(",", Sample.COLUMNS), csv.get(0));
+        assertEquals(1 + 9, csv.size(), "3 configurations × (1 warm-up + 2 runs)");
+        JsonNode summary = new ObjectMapper().readTree(out.resolve("summary.json").toFile());
+        assertEquals(3, summary.size());
+        Set<String> names = new HashSet<>();
+        for (JsonNode m : summary) {
+            for (String k : SUMMARY_KEYS) {
+                assertTrue(m.has(k), "summary.json lacks " + k + ": " + m);
+            }
+            for (String k : List.of("auth_ms", "total_ms")) {
+                for (String p : List.of("p5", "p50", "p95", "p99", "mean")) {
+                    assertTrue(m.get(k).get(p).isNumber(), k + "." + p);
+                }
+            }
+            assertEquals(2, m.get("n").asInt());
+            assertEquals("pqssh", m.get("peer").asText());
+            assertEquals(20.0, m.get("rtt_ms").asDouble());
+            names.add(m.get("config").asText());
+        }
+        assertEquals(Set.of("ed25519+ed25519", "mk768+md65", "password"), names);
+        String md5 = Files.readString(out.resolve("report.md"));
+        assertTrue(md5.contains("| fig5 | mk768+md65 |") && md5.contains("Figure 5 layout"), md5);
+        assertTrue(Files.readString(out.resolve("bytes.svg")).startsWith("<svg"));
+        String mine = Netns.PREFIX + ProcessHandle.current().pid() + "-";
+        assertFalse(Netns.ours().stream().anyMatch(n -> n.startsWith(mine)), "namespaces left behind");
+    }
+
+    @Test
+    void unknownConfigurationIsRefused() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> HandshakeConfig.byName("md66+md65"));
+        assertTrue(e.getMessage().contains("unknown configuration 'md66+md65'") && e.getMessage().contains("md65+md65"),
+                e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> HandshakeConfig.suite("fig9"));
+        assertThrows(IllegalArgumentException.class, () -> HandshakeConfig.user(null, "rsa", "ed25519"));
+        assertThrows(IllegalArgumentException.class, () -> HandshakeLab.doubles("20,-1", "--rtt"));
+    }
+
+    @Test
+    void catalogHasThePublishedLabels() {
+        for (String n : List.of("ed25519", "md44", "md65", "md87", "falcon512", "falcon1024", "sd128f", "sd192f",
+                "sd256f", "mk512", "mk768", "mk1024", "password", "h-md65", "h-sd192f", "h-mk768-md65",
+                "h-mk768-sd192f", "ms-md65", "ms-mk768", "mk768-md65", "ed25519+ed25519", "md65+md65",
+                "sd192f+sd192f", "mk768+md65", "mk768+sd192f")) {
+            assertEquals(n, HandshakeConfig.byName(n).name());
+        }
+        assertEquals(16, HandshakeConfig.suite("blog").size());
+        assertTrue(HandshakeConfig.suite("fig5").stream().allMatch(HandshakeConfig::supported));
+        assertFalse(HandshakeConfig.byName("h-md65").supported());
+    }
+}
