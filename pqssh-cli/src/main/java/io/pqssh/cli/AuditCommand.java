@@ -1,0 +1,91 @@
+package io.pqssh.cli;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+import io.pqssh.inventory.audit.Auditor;
+import io.pqssh.inventory.audit.Finding;
+import io.pqssh.inventory.report.CsvReport;
+import io.pqssh.inventory.report.FailOn;
+import io.pqssh.inventory.report.HtmlReport;
+import io.pqssh.inventory.report.JsonReport;
+import io.pqssh.inventory.report.SarifReport;
+import io.pqssh.inventory.report.TableReport;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code pqssh audit}: which keys and configs still let classical logins and key exchange in. */
+@Command(name = "audit", mixinStandardHelpOptions = true,
+        description = {"Reads authorized_keys, authorized_kem_keys, known_hosts, key files and sshd_config/ssh_config",
+                "(Include, Match) and reports quantum-vulnerable keys, classical keys authorized beside a PQ",
+                "credential, and configs that pin or strip post-quantum KexAlgorithms. Private keys are not decrypted.",
+                "Exit: 0 ok, 1 a --fail-on condition matched, 2 bad arguments, 255 other errors."})
+public final class AuditCommand implements Callable<Integer> {
+    @Parameters(arity = "0..*", paramLabel = "PATH", description = "files or directories (default: ~/.ssh /etc/ssh)")
+    List<Path> paths = new ArrayList<>();
+
+    @Option(names = "--json", paramLabel = "FILE", description = "JSON report (- for stdout)")
+    String json;
+
+    @Option(names = "--csv", paramLabel = "FILE", description = "CSV report (- for stdout)")
+    String csv;
+
+    @Option(names = "--sarif", paramLabel = "FILE", description = "SARIF 2.1.0 report (- for stdout)")
+    String sarif;
+
+    @Option(names = "--html", paramLabel = "FILE", description = "self-contained HTML report (- for stdout)")
+    String html;
+
+    @Option(names = "--fail-on", split = ",", paramLabel = "COND",
+            description = "exit 1 if any: classical-keys, classical-kex (config), weak")
+    List<String> failOn = new ArrayList<>();
+
+    @Option(names = {"-q", "--quiet"}, description = "no table on stdout")
+    boolean quiet;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        try {
+            return run();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
+    }
+
+    private Integer run() throws Exception {
+        List<FailOn> conditions = failOn.stream().map(FailOn::parse).toList();
+        List<Path> p = paths.isEmpty() ? Auditor.defaultPaths() : paths;
+        if (p.isEmpty()) {
+            throw new IllegalArgumentException("nothing to audit: no PATH given and neither ~/.ssh nor /etc/ssh exists");
+        }
+        for (Path x : p) {
+            if (!java.nio.file.Files.exists(x)) {
+                throw new IllegalArgumentException("no such file or directory: " + x);
+            }
+        }
+        List<Finding> findings = Auditor.audit(p);
+        boolean stdoutTaken = "-".equals(json) || "-".equals(csv) || "-".equals(sarif) || "-".equals(html);
+        if (!quiet && !stdoutTaken) {
+            System.out.print(TableReport.audit(findings));
+        }
+        ScanCommand.write(json, () -> JsonReport.audit(findings));
+        ScanCommand.write(csv, () -> CsvReport.audit(findings));
+        ScanCommand.write(sarif, () -> SarifReport.audit(findings));
+        ScanCommand.write(html, () -> HtmlReport.audit(findings));
+        System.out.flush();
+        List<String> hit = FailOn.checkAudit(conditions, findings);
+        for (String h : hit) {
+            System.err.println("pqssh audit: --fail-on " + h);
+        }
+        return hit.isEmpty() ? 0 : FailOn.EXIT_FAIL_ON;
+    }
+}
