@@ -62,6 +62,10 @@ public final class ScanCommand implements Callable<Integer> {
     @Option(names = "--hostkeys", description = "complete one key exchange per host key algorithm to collect keys")
     boolean hostKeys;
 
+    @Option(names = "--zgrab2", paramLabel = "FILE",
+            description = "classify ZGrab2 ssh module output (JSON lines) instead of probing")
+    Path zgrab2;
+
     @Option(names = "--force-large", description = "allow more than 2^20 targets")
     boolean forceLarge;
 
@@ -98,6 +102,14 @@ public final class ScanCommand implements Callable<Integer> {
 
     private Integer run() throws Exception {
         List<FailOn> conditions = failOn.stream().map(FailOn::parse).toList();
+        if (zgrab2 != null) {
+            if (!targets.isEmpty() || !files.isEmpty()) {
+                throw new IllegalArgumentException("--zgrab2 reads results; do not give targets too");
+            }
+            List<ScanResult> results = io.pqssh.inventory.scan.Zgrab2Reader.read(zgrab2, port);
+            writeReports(results);
+            return exit(conditions, results);
+        }
         List<String> specs = new ArrayList<>(targets);
         for (Path f : files) {
             specs.addAll(Targets.readFile(f));
@@ -128,6 +140,10 @@ public final class ScanCommand implements Callable<Integer> {
             System.err.print("\r\033[K");
         }
         writeReports(results);
+        return exit(conditions, results);
+    }
+
+    private static int exit(List<FailOn> conditions, List<ScanResult> results) {
         List<String> hit = FailOn.check(conditions, results);
         for (String h : hit) {
             System.err.println("pqssh scan: --fail-on " + h);

@@ -153,6 +153,36 @@ class ScanLiveTest {
                 FailOn.check(List.of(FailOn.CLASSICAL_KEX, FailOn.UNREACHABLE), results));
     }
 
+    /** ZGrab2 records carrying the same server KEXINITs give the same classes as the live scan. */
+    @Test
+    void zgrab2RecordsOfTheSameServersGiveTheSameClasses() throws Exception {
+        StringBuilder jsonl = new StringBuilder();
+        for (int i = 0; i < 4; i++) {
+            ScanResult r = r(i);
+            if (r.kexInit() == null) {
+                jsonl.append("{\"ip\":\"127.0.0.1\",\"data\":{\"ssh\":{\"status\":\"connection-refused\",\"port\":")
+                        .append(r.target().port()).append("}}}\n");
+                continue;
+            }
+            jsonl.append(Zgrab2ReaderTest.kexRecord("127.0.0.1", r.target().port(), r.software(), r.kexInit().kex(),
+                    r.kexInit().hostKey(), r.hostKeys().get(0).publicKey().split(" ")[1])).append('\n');
+        }
+        Path f = dir.resolve("live.jsonl");
+        Files.writeString(f, jsonl);
+        List<ScanResult> z = io.pqssh.inventory.scan.Zgrab2Reader.read(f, 22);
+        for (int i = 0; i < 4; i++) {
+            assertEquals(r(i).target(), z.get(i).target());
+            assertEquals(r(i).category(), z.get(i).category());
+            if (r(i).classification() != null) {
+                assertEquals(r(i).classification().pqKexOffered(), z.get(i).classification().pqKexOffered());
+                assertEquals(r(i).classification().openssh10Negotiates(),
+                        z.get(i).classification().openssh10Negotiates());
+                assertEquals(r(i).classification().strictKex(), z.get(i).classification().strictKex());
+                assertEquals(r(i).hostKeys().get(0).fingerprint(), z.get(i).hostKeys().get(0).fingerprint());
+            }
+        }
+    }
+
     @Test
     void jsonReportParsesBackWithTheDocumentedFields() throws Exception {
         JsonNode root = JSON.readTree(JsonReport.scan(results));
