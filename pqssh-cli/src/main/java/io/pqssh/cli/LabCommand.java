@@ -4,6 +4,7 @@ import io.pqssh.cli.lab.LabHandshakeCommand;
 import io.pqssh.cli.lab.LabLinkCleanupCommand;
 import io.pqssh.cli.lab.LabLinkCommand;
 import io.pqssh.cli.lab.LoadCommand;
+import io.pqssh.cli.lab.PendingCommand;
 import io.pqssh.cli.lab.PrimitivesCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -19,6 +20,7 @@ import picocli.CommandLine.Spec;
                 LabHandshakeCommand.class,
                 PrimitivesCommand.class,
                 LoadCommand.class,
+                PendingCommand.class,
         })
 public final class LabCommand implements Runnable {
     @Spec
