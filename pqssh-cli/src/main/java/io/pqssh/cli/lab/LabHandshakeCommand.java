@@ -64,8 +64,12 @@ public final class LabHandshakeCommand implements Callable<Integer> {
     @Option(names = "--out", description = "results folder (default ${DEFAULT-VALUE})", defaultValue = "lab-results")
     Path out;
 
-    @Option(names = "--peer", description = "pqssh (default) or openssh", defaultValue = "pqssh")
+    @Option(names = "--peer", description = "pqssh (default), openssh, or both (comma-separated)",
+            defaultValue = "pqssh")
     String peer;
+
+    @Option(names = "--openssh-bin", description = "directory with ssh, sshd, ssh-keygen (default: the system's)")
+    Path opensshBin;
 
     @Option(names = "--loopback", description = "no emulated link: server and client on 127.0.0.1 (no root needed; "
             + "no ruler, no byte counts)")
@@ -83,9 +87,15 @@ public final class LabHandshakeCommand implements Callable<Integer> {
             }
             return 0;
         }
-        if (!peer.toLowerCase(Locale.ROOT).equals("pqssh")) {
-            throw new IllegalArgumentException("--peer " + peer + ": only pqssh is measured so far "
-                    + "(the OpenSSH peer is not implemented in this lab yet)");
+        List<String> peers = new ArrayList<>();
+        for (String p : peer.toLowerCase(Locale.ROOT).split(",")) {
+            if (p.equals("both")) {
+                peers.addAll(List.of("pqssh", "openssh"));
+            } else if (p.equals("pqssh") || p.equals("openssh")) {
+                peers.add(p);
+            } else {
+                throw new IllegalArgumentException("--peer " + p + ": use pqssh, openssh or both");
+            }
         }
         LinkedHashSet<HandshakeConfig> configs = new LinkedHashSet<>();
         if (suite != null) {
@@ -116,7 +126,8 @@ public final class LabHandshakeCommand implements Callable<Integer> {
         HandshakeLab.Plan plan = new HandshakeLab.Plan(List.copyOf(configs),
                 loopback ? List.of(0.0) : HandshakeLab.doubles(rtt, "--rtt"),
                 loopback ? List.of(0.0) : HandshakeLab.doubles(loss, "--loss"),
-                loopback ? List.of(10) : HandshakeLab.ints(initcwnd, "--initcwnd"), r, w, seed, out, loopback);
+                loopback ? List.of(10) : HandshakeLab.ints(initcwnd, "--initcwnd"), r, w, seed, out, loopback,
+                peers.stream().distinct().toList(), opensshBin);
         new HandshakeLab(plan, System.err).run();
         System.out.print(java.nio.file.Files.readString(out.resolve("report.md")));
         System.out.println("\nwritten to " + out.toAbsolutePath() + ": " + String.join(", ", HandshakeReport.FILES));

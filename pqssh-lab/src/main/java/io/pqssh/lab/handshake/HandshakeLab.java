@@ -32,7 +32,25 @@ public final class HandshakeLab {
 
     /** What to run. */
     public record Plan(List<HandshakeConfig> configs, List<Double> rtts, List<Double> losses, List<Integer> initcwnds,
-            int runs, int warmup, long seed, Path out, boolean loopback) {
+            int runs, int warmup, long seed, Path out, boolean loopback, List<String> peers, Path opensshBin) {
+
+        public Plan {
+            peers = List.copyOf(peers);
+            for (String p : peers) {
+                if (!p.equals("pqssh") && !p.equals("openssh")) {
+                    throw new IllegalArgumentException("unknown peer '" + p + "' (pqssh, openssh)");
+                }
+            }
+            if (loopback && peers.contains("openssh")) {
+                throw new IllegalArgumentException("--peer openssh needs the emulated link (not --loopback)");
+            }
+        }
+
+        /** The pqssh peer only. */
+        public Plan(List<HandshakeConfig> configs, List<Double> rtts, List<Double> losses, List<Integer> initcwnds,
+                int runs, int warmup, long seed, Path out, boolean loopback) {
+            this(configs, rtts, losses, initcwnds, runs, warmup, seed, out, loopback, List.of("pqssh"), null);
+        }
     }
 
     private final Plan plan;
@@ -80,8 +98,22 @@ public final class HandshakeLab {
                 .withSeed(plan.seed()))) {
             Child server = startServer(link, LinkEmulator.ADDR_A, profiles, true);
             Child client = startClient(link, true);
+            OpenSshPeer openssh = null;
+            List<HandshakeConfig> sshConfigs = List.of();
+            if (plan.peers().contains("openssh")) {
+                openssh = new OpenSshPeer(plan.opensshBin());
+                openssh.start(link, plan.opensshBin());
+                OpenSshPeer o = openssh;
+                sshConfigs = configs.stream().filter(c -> {
+                    String why = o.unsupported(c);
+                    if (why != null) {
+                        progress.println("openssh: skipped " + c.name() + ": " + why);
+                    }
+                    return why == null;
+                }).toList();
+            }
             Net current = first;
-            List<Object[]> trials = trials(configs, nets);
+            List<Object[]> trials = trials(plan.peers().contains("pqssh") ? configs : List.of(), sshConfigs, nets);
             Progress bar = new Progress(progress, trials.size());
             for (Object[] t : trials) {
                 HandshakeConfig c = (HandshakeConfig) t[0];
@@ -94,6 +126,15 @@ public final class HandshakeLab {
                 link.flushTcpMetrics();
                 link.clearConnections();
                 long retx0 = link.kernelRetransmissions();
+                if (t[3].equals("openssh")) {
+                    OpenSshPeer.Run run = openssh.login(link, c);
+                    Thread.sleep(Math.max(50, (long) (n.rttMs() * 2)));
+                    long retx = link.kernelRetransmissions() - retx0;
+                    link.checkHealthy();
+                    samples.add(opensshSample(c, n, round, run, link, retx));
+                    bar.step("openssh " + c.name());
+                    continue;
+                }
                 int port = server.ports.get(profiles.indexOf(c.serverProfile()));
                 String reply = client.request("RUN " + LinkEmulator.ADDR_A + " " + port + " "
                         + String.join(",", c.clientKex()) + " " + c.hostKey() + " " + c.auth());
@@ -104,7 +145,34 @@ public final class HandshakeLab {
                 bar.step(c.name());
             }
             bar.done();
+            if (openssh != null) {
+                openssh.close();
+            }
         }
+    }
+
+    private Sample opensshSample(HandshakeConfig c, Net n, int round, OpenSshPeer.Run r, LinkEmulator link, long retx) {
+        boolean warm = round < plan.warmup();
+        Connection conn = null;
+        for (Connection x : link.connections()) {
+            if (x.server.endsWith(":" + OpenSshPeer.PORT)) {
+                conn = x;
+            }
+        }
+        String err = r.err() != null ? r.err() : conn == null ? "the emulator saw no connection to sshd" : null;
+        if (err != null) {
+            return new Sample(c.suite(), c.name(), "openssh", n.rttMs(), n.lossPct(), n.initcwnd(), round, warm, -1, -1,
+                    -1, -1, (r.end() - r.start()) / 1e6, -1, -1, -1, -1, -1, -1, -1, -1, retx, -1, r.kex(), r.hostKey(),
+                    c.method(), err);
+        }
+        long syn = conn.firstSynNanos();
+        long done = r.exitStatus() != 0 ? r.exitStatus() : r.end();
+        long[] toAuth = conn.countsUntil(r.auth());
+        return new Sample(c.suite(), c.name(), "openssh", n.rttMs(), n.lossPct(), n.initcwnd(), round, warm,
+                (r.auth() - syn) / 1e6, (done - syn) / 1e6, conn.durationMs(), (r.auth() - r.start()) / 1e6,
+                (r.end() - r.start()) / 1e6, conn.bytesC2s(), conn.bytesS2c(), conn.packetsC2s(), conn.packetsS2c(),
+                toAuth[0], toAuth[1], conn.roundTripsUntil(done), conn.roundTripsUntil(r.auth()), retx,
+                conn.retransmissions(), r.kex(), r.hostKey(), c.method(), null);
     }
 
     private void runLoopback(List<HandshakeConfig> configs, List<String> profiles, List<Sample> samples)
@@ -115,7 +183,7 @@ public final class HandshakeLab {
             children.add(server);
             Child client = startClient(null, false);
             children.add(client);
-            List<Object[]> trials = trials(configs, List.of(new Net(0, 0, 10)));
+            List<Object[]> trials = trials(configs, List.of(), List.of(new Net(0, 0, 10)));
             Progress bar = new Progress(progress, trials.size());
             for (Object[] t : trials) {
                 HandshakeConfig c = (HandshakeConfig) t[0];
@@ -133,14 +201,17 @@ public final class HandshakeLab {
         }
     }
 
-    private List<Object[]> trials(List<HandshakeConfig> configs, List<Net> nets) {
+    private List<Object[]> trials(List<HandshakeConfig> configs, List<HandshakeConfig> sshConfigs, List<Net> nets) {
         Random rnd = new Random(plan.seed());
         List<Object[]> all = new ArrayList<>();
         for (int round = 0; round < plan.warmup() + plan.runs(); round++) {
             List<Object[]> r = new ArrayList<>();
-            for (HandshakeConfig c : configs) {
-                for (Net n : nets) {
-                    r.add(new Object[] {c, n, round});
+            for (Net n : nets) {
+                for (HandshakeConfig c : configs) {
+                    r.add(new Object[] {c, n, round, "pqssh"});
+                }
+                for (HandshakeConfig c : sshConfigs) {
+                    r.add(new Object[] {c, n, round, "openssh"});
                 }
             }
             Collections.shuffle(r, rnd);

@@ -144,13 +144,13 @@ public final class HandshakeReport {
                 + "success (auth) and to the end of `true` (total), on one CLOCK_MONOTONIC; percentiles by nearest "
                 + "rank. Published: the KEMUAuth paper's P50 of a whole `ssh … true` process (OQS-OpenSSH, "
                 + "netem on loopback), so it includes process start-up and differs in machine and emulation.\n\n");
-        b.append("| suite | config | RTT | loss % | IW | n | auth P50 | total P5 | total P50 | total P95 | published P50 "
+        b.append("| suite | config | peer | RTT | loss % | IW | n | auth P50 | total P5 | total P50 | total P95 | published P50 "
                 + "| bytes c→s | bytes s→c | round trips | retx/conn |\n");
-        b.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        b.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Map<String, Object> m : summary) {
             Object pub = m.get("published_p50_ms");
             b.append("| ").append(m.get("suite")).append(" | ").append(m.get("config")).append(" | ")
-                    .append(fmt(num(m, "rtt_ms"))).append(" | ").append(m.get("loss_pct")).append(" | ")
+                    .append(m.get("peer")).append(" | ").append(fmt(num(m, "rtt_ms"))).append(" | ").append(m.get("loss_pct")).append(" | ")
                     .append(m.get("initcwnd")).append(" | ").append(m.get("n")).append(" | ")
                     .append(fmt(p(m, "auth_ms", "p50"))).append(" | ").append(fmt(p(m, "total_ms", "p5"))).append(" | ")
                     .append(fmt(p(m, "total_ms", "p50"))).append(" | ").append(fmt(p(m, "total_ms", "p95")))
@@ -164,8 +164,8 @@ public final class HandshakeReport {
             List<String> names = fig5.stream().map(m -> (String) m.get("config")).distinct().toList();
             Map<String, Map<String, String>> rows = new TreeMap<>();
             for (Map<String, Object> m : fig5) {
-                String row = String.format(Locale.ROOT, "RTT %s, loss %s, IW %3d", fmt(num(m, "rtt_ms")),
-                        m.get("loss_pct"), (Integer) m.get("initcwnd"));
+                String row = String.format(Locale.ROOT, "%s RTT %s, loss %s, IW %3d", m.get("peer"),
+                        fmt(num(m, "rtt_ms")), m.get("loss_pct"), (Integer) m.get("initcwnd"));
                 Object pub = m.get("published_p50_ms");
                 rows.computeIfAbsent(row, k -> new LinkedHashMap<>()).put((String) m.get("config"),
                         fmt(p(m, "total_ms", "p5")) + "/" + fmt(p(m, "total_ms", "p50")) + "/"
