@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.sshd.common.config.keys.KeyUtils;
-import org.apache.sshd.common.keyprovider.KeyPairProvider;
 
 import io.pqssh.mina.server.PqsshServer;
 
@@ -28,8 +27,9 @@ public final class LoopbackServers {
     private LoopbackServers() {
     }
 
-    public static PqsshServer pqsshServer(KeyPair hostKey) throws IOException {
-        return PqsshServer.builder().host("127.0.0.1").port(0).hostKeys(KeyPairProvider.wrap(hostKey))
+    public static PqsshServer pqsshServer(KeyPair... hostKeys) throws IOException {
+        return PqsshServer.builder().host("127.0.0.1").port(0)
+                .hostKeys(io.pqssh.mina.keys.PqKeyPairProvider.of(List.of(hostKeys)))
                 .password((u, p, s) -> false).start();
     }
 

@@ -50,6 +50,7 @@ class ScanLiveTest {
 
     static PqsshServer pqssh;
     static KeyPair pqsshHostKey;
+    static io.pqssh.core.sig.SshSigningKey compositeHostKey;
     static LoopbackServers.Sshd sshdDefault;
     static LoopbackServers.Sshd sshdClassical;
     static Path sshdHostKey;
@@ -62,7 +63,9 @@ class ScanLiveTest {
     static void scanAll() throws Exception {
         LoopbackServers.requireOpenSsh();
         pqsshHostKey = LoopbackServers.ed25519();
-        pqssh = LoopbackServers.pqsshServer(pqsshHostKey);
+        compositeHostKey = io.pqssh.core.sig.SshSigningKey.generate(
+                io.pqssh.core.sig.SignatureKeyType.MLDSA44_ED25519, new java.security.SecureRandom());
+        pqssh = LoopbackServers.pqsshServer(pqsshHostKey, io.pqssh.mina.keys.PqKeyPairs.keyPair(compositeHostKey));
         sshdHostKey = LoopbackServers.sshKeygen(dir.resolve("ssh_host_ed25519_key"), "-t", "ed25519");
         sshdDefault = LoopbackServers.Sshd.start(dir, sshdHostKey, "");
         sshdClassical = LoopbackServers.Sshd.start(dir, sshdHostKey, "KexAlgorithms curve25519-sha256");
@@ -115,6 +118,12 @@ class ScanLiveTest {
         ScanResult.HostKey hk = pq.hostKeys().stream().filter(h -> h.algorithm().equals("ssh-ed25519")).findFirst()
                 .orElseThrow();
         assertEquals(KeyFingerprints.sha256(blob), hk.fingerprint(), pq.hostKeys().toString());
+        assertEquals(List.of("ssh-mldsa44-ed25519@openssh.com"), pq.classification().pqHostKeysOffered());
+        ScanResult.HostKey composite = pq.hostKeys().stream()
+                .filter(h -> h.algorithm().equals("ssh-mldsa44-ed25519@openssh.com")).findFirst().orElseThrow();
+        assertEquals(compositeHostKey.publicKey().fingerprintSha256(), composite.fingerprint(),
+                pq.hostKeys().toString());
+        assertEquals("ssh-mldsa44-ed25519@openssh.com", composite.keyType());
 
         ScanResult deb = r(1);
         assertEquals("pq-ready", deb.category(), deb.toString());

@@ -57,6 +57,9 @@ public final class HostKeyCollector implements AutoCloseable {
             return f == null || !f.isSupported();
         });
         client.setKeyExchangeFactories(PqKex.factories(kex, ClientBuilder.DH2KEX));
+        // ML-DSA, the OpenSSH composite, SLH-DSA and Falcon host keys, as pqssh's own client does
+        io.pqssh.mina.keys.MinaPqKeys.ensureInstalled();
+        client.setSignatureFactories(io.pqssh.mina.keys.PqSignatureFactories.withPq(client.getSignatureFactories()));
         allSignatures = new ArrayList<>(client.getSignatureFactories());
         client.setServerKeyVerifier((session, addr, key) -> {
             Attempt a = session.getConnectionContext() == null ? null : session.getConnectionContext().getAttribute(ATTEMPT);
@@ -114,9 +117,14 @@ public final class HostKeyCollector implements AutoCloseable {
             return new ScanResult.HostKey(alg, null, null, null, "no host key received within " + timeout.toMillis()
                     + " ms");
         }
-        ByteArrayBuffer b = new ByteArrayBuffer();
-        b.putRawPublicKey(key);
-        byte[] blob = b.getCompactData();
+        byte[] blob;
+        if (key instanceof io.pqssh.mina.keys.PqPublicKey pq) {
+            blob = pq.blob();
+        } else {
+            ByteArrayBuffer b = new ByteArrayBuffer();
+            b.putRawPublicKey(key);
+            blob = b.getCompactData();
+        }
         String type;
         try {
             type = PublicKeyLine.blobKeyType(blob);

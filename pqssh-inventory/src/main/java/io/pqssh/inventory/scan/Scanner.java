@@ -4,10 +4,9 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -70,27 +69,38 @@ public final class Scanner {
         ExecutorService pool = Executors.newFixedThreadPool(threads, tf);
         HostKeyCollector collector = hostKeys ? new HostKeyCollector(connectTimeout.plus(readTimeout)) : null;
         try {
-            List<Future<ScanResult>> futures = new ArrayList<>(targets.size());
-            for (Target t : targets) {
-                futures.add(pool.submit(() -> {
-                    ScanResult r = scanOne(t, collector);
-                    if (progress != null) {
-                        progress.accept(done.incrementAndGet());
+            // at most 2 x concurrency tasks queued: memory stays O(results), not O(targets) futures as well
+            Semaphore inFlight = new Semaphore(2 * threads);
+            ScanResult[] out = new ScanResult[targets.size()];
+            for (int i = 0; i < targets.size(); i++) {
+                int idx = i;
+                Target t = targets.get(i);
+                inFlight.acquire();
+                pool.execute(() -> {
+                    try {
+                        out[idx] = scanOne(t, collector);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    } catch (RuntimeException e) {
+                        // a bug in a probe must not end the scan: record it as the target's result
+                        out[idx] = RawProbe.failed(t, ScanResult.Status.NOT_SSH, "not ssh: probe failed: " + e,
+                                System.nanoTime());
+                    } finally {
+                        inFlight.release();
+                        if (progress != null) {
+                            progress.accept(done.incrementAndGet());
+                        }
                     }
-                    return r;
-                }));
+                });
             }
-            List<ScanResult> out = new ArrayList<>(targets.size());
-            for (int i = 0; i < futures.size(); i++) {
-                try {
-                    out.add(futures.get(i).get());
-                } catch (ExecutionException e) {
-                    // a bug in a probe must not end the scan: record it as the target's result
-                    out.add(RawProbe.failed(targets.get(i), ScanResult.Status.NOT_SSH,
-                            "not ssh: probe failed: " + e.getCause(), System.nanoTime()));
-                }
+            inFlight.acquire(2 * threads); // all tasks finished
+            inFlight.release(2 * threads);
+            List<ScanResult> list = new ArrayList<>(out.length);
+            for (int i = 0; i < out.length; i++) {
+                list.add(out[i] != null ? out[i] : RawProbe.failed(targets.get(i), ScanResult.Status.NOT_SSH,
+                        "not ssh: scan interrupted", System.nanoTime()));
             }
-            return out;
+            return list;
         } finally {
             pool.shutdownNow();
             pool.awaitTermination(connectTimeout.plus(readTimeout).toMillis() + 1000, TimeUnit.MILLISECONDS);
