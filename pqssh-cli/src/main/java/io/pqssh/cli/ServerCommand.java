@@ -60,7 +60,7 @@ public final class ServerCommand implements Callable<Integer> {
         PqsshServer.Builder b = PqsshServer.builder().host(c.listenAddress).port(c.port)
                 .hostKeys(hostKeys(c.hostKeys)).kex(c.kexAlgorithms).requirePostQuantumKex(c.requirePostQuantumKex)
                 .authenticationMethods(c.authenticationMethods).maxAuthTries(c.maxAuthTries)
-                .loginGraceTime(c.loginGraceTime).sftp(c.sftp);
+                .loginGraceTime(c.loginGraceTime).sftp(c.sftp).preAuthLimits(c.preAuth);
         FileKeyAuthorizers auth = new FileKeyAuthorizers(c.authorizedKeysFile, c.authorizedKemKeysFile);
         if (c.pubkeyAuthentication) {
             b.publickey(auth.publickey());

@@ -81,6 +81,7 @@ public final class PqsshServer implements AutoCloseable {
         private int maxAuthTries = 6;
         private Duration loginGraceTime = Duration.ofSeconds(120);
         private boolean sftp = true;
+        private PreAuthLimits.Settings preAuth;
 
         public Builder host(String host) {
             this.host = host;
@@ -150,6 +151,12 @@ public final class PqsshServer implements AutoCloseable {
             return this;
         }
 
+        /** MaxStartups, PerSourceMaxStartups, PerSourceConnectRate, MaxPreauthPacketSize; null (default) = none. */
+        public Builder preAuthLimits(PreAuthLimits.Settings settings) {
+            this.preAuth = settings;
+            return this;
+        }
+
         public Builder sftp(boolean enabled) {
             this.sftp = enabled;
             return this;
@@ -194,6 +201,9 @@ public final class PqsshServer implements AutoCloseable {
             }
             CoreModuleProperties.MAX_AUTH_REQUESTS.set(sshd, maxAuthTries);
             CoreModuleProperties.AUTH_TIMEOUT.set(sshd, loginGraceTime);
+            if (preAuth != null) {
+                PreAuthLimits.install(sshd, preAuth);
+            }
             CoreModuleProperties.TCP_NODELAY.set(sshd, true);
             sshd.addSessionListener(new PostQuantumKexPolicy(requirePqKex,
                     kexName -> LOG.warn("connection uses non-post-quantum key exchange {}", kexName)));

@@ -37,6 +37,8 @@ public final class ServerConfig {
     public int maxPendingKemChallenges = 1024;
     public int maxPendingKemChallengesPerSource = 32;
     public boolean sftp = true;
+    /** MaxStartups, PerSourceMaxStartups, PerSourceConnectRate, MaxPreauthPacketSize. */
+    public PreAuthLimits.Settings preAuth = PreAuthLimits.Settings.defaults();
 
     private final Set<String> seen = new java.util.HashSet<>();
 
@@ -60,6 +62,9 @@ public final class ServerConfig {
         String value = kv.length > 1 ? kv[1].strip() : "";
         if (value.isEmpty()) {
             throw new ConfigException(where + ": missing value for " + kv[0]);
+        }
+        if (value.chars().anyMatch(ch -> ch < 0x20 && ch != '\t' || ch == 0x7f)) {
+            throw new ConfigException(where + ": control character in the value of " + kv[0]);
         }
         boolean first = seen.add(key) || key.equals("hostkey");
         if (!first) {
@@ -90,6 +95,10 @@ public final class ServerConfig {
                     maxPendingKemChallenges = positive(p[0]);
                     maxPendingKemChallengesPerSource = p.length > 1 ? positive(p[1]) : maxPendingKemChallenges;
                 }
+                case "maxstartups" -> preAuth = preAuth.maxStartups(value);
+                case "persourcemaxstartups" -> preAuth = preAuth.perSourceMaxStartups(value);
+                case "persourceconnectrate" -> preAuth = preAuth.perSourceConnectRate(value);
+                case "maxpreauthpacketsize" -> preAuth = preAuth.maxPreauthPacketSize(positive(value));
                 case "subsystem" -> {
                     if (!value.toLowerCase(Locale.ROOT).startsWith("sftp")) {
                         throw new ConfigException(where + ": only the sftp subsystem is supported");

@@ -36,5 +36,6 @@ class ServerConfigFuzzTest {
         assertTrue(c.maxPendingKemChallenges >= 1 && c.maxPendingKemChallengesPerSource >= 1);
         assertFalse(c.loginGraceTime.isNegative());
         assertFalse(c.kemAuthAlgorithms.isEmpty());
+        assertTrue(c.preAuth.startupsStart() <= c.preAuth.startupsFull() && c.preAuth.maxPreauthPacket() >= 1024);
     }
 }

@@ -243,7 +243,7 @@ public final class OpenSshKeyV1 {
             }
             throw new KeyFileException("not an OpenSSH private key file: missing " + BEGIN);
         }
-        int end = text.indexOf(END);
+        int end = text.indexOf(END, BEGIN.length()); // BEGIN and END share dashes: never let them overlap
         if (end < 0) {
             throw new KeyFileException("truncated private key file: missing " + END);
         }

@@ -180,7 +180,7 @@ public final class SshSig {
         if (!s.startsWith(BEGIN)) {
             throw new MalformedMessageException("SSH signature armor: missing " + BEGIN);
         }
-        if (!s.endsWith(END)) {
+        if (!s.endsWith(END) || s.length() < BEGIN.length() + END.length()) {
             throw new MalformedMessageException("SSH signature armor: missing " + END);
         }
         String body = s.substring(BEGIN.length(), s.length() - END.length()).replaceAll("\\s+", "");
