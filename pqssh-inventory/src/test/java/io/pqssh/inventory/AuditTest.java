@@ -134,6 +134,7 @@ class AuditTest {
 
         ObjectMapper m = new ObjectMapper();
         JsonNode root = m.readTree(JsonReport.audit(findings));
+        assertEquals(List.of(), SchemaCheck.validate(root));
         assertEquals("audit", root.get("kind").asText());
         assertEquals(findings.size(), root.get("findings").size());
         assertEquals(3, root.get("summary").get(Finding.Rules.CLASSICAL_KEY_BESIDE_PQ).asInt());

@@ -195,6 +195,12 @@ class ScanLiveTest {
     @Test
     void jsonReportParsesBackWithTheDocumentedFields() throws Exception {
         JsonNode root = JSON.readTree(JsonReport.scan(results));
+        assertEquals(List.of(), SchemaCheck.validate(root));
+        ((com.fasterxml.jackson.databind.node.ObjectNode) root.get("targets").get(0)).put("category", "quantum");
+        assertEquals(List.of("$.targets[0].category: \"quantum\" not in [\"pq-ready\",\"classical-only\",\"not-ssh\","
+                + "\"unreachable\"]"), SchemaCheck.validate(root), "the schema check must be able to fail");
+        root = JSON.readTree(JsonReport.scan(results));
+        java.nio.file.Files.writeString(dir.resolve("scan.json"), root.toString());
         assertEquals(JsonReport.SCHEMA, root.get("schema").asText());
         assertEquals("scan", root.get("kind").asText());
         JsonNode s = root.get("summary");
