@@ -6,6 +6,7 @@ import io.pqssh.cli.lab.LabLinkCommand;
 import io.pqssh.cli.lab.LoadCommand;
 import io.pqssh.cli.lab.PendingCommand;
 import io.pqssh.cli.lab.PrimitivesCommand;
+import io.pqssh.cli.lab.TransferCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -21,6 +22,7 @@ import picocli.CommandLine.Spec;
                 PrimitivesCommand.class,
                 LoadCommand.class,
                 PendingCommand.class,
+                TransferCommand.class,
         })
 public final class LabCommand implements Runnable {
     @Spec

@@ -1,0 +1,271 @@
+package io.pqssh.lab.transfer;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+
+import org.apache.sshd.client.session.ClientSession;
+import org.apache.sshd.common.NamedFactory;
+import org.apache.sshd.common.cipher.BuiltinCiphers;
+import org.apache.sshd.common.cipher.Cipher;
+import org.apache.sshd.common.config.keys.KeyUtils;
+import org.apache.sshd.common.kex.KexProposalOption;
+import org.apache.sshd.sftp.client.SftpClient;
+import org.apache.sshd.sftp.client.SftpClientFactory;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+
+import io.pqssh.lab.load.LabKeys;
+import io.pqssh.lab.load.ServerProcess;
+import io.pqssh.mina.client.PqsshClient;
+
+/**
+ * {@code pqssh lab transfer}: SFTP upload and download of files of the given sizes against pqssh server (MINA's
+ * SFTP subsystem) and OpenSSH's sshd (sftp-server), over loopback, Ed25519 user key, sntrup761 KEX. Every transfer is
+ * checked: SHA-256 of source and destination must match, else {@link IntegrityException}.
+ */
+public final class TransferLab {
+    public static final Path DEBIAN_SFTP_SERVER = Path.of("/usr/lib/openssh/sftp-server");
+
+    public record Settings(List<String> servers, List<Long> sizes, List<String> ciphers, Path workDir,
+            Path opensshBin, Duration timeout) {
+    }
+
+    /** One transfer. */
+    public record Result(@JsonProperty("server") String server, @JsonProperty("protocol") String protocol,
+            @JsonProperty("direction") String direction, @JsonProperty("bytes") long bytes,
+            @JsonProperty("seconds") double seconds, @JsonProperty("mb_per_s") double mbPerS,
+            @JsonProperty("cipher_c2s") String cipherC2s, @JsonProperty("cipher_s2c") String cipherS2c,
+            @JsonProperty("mac") String mac, @JsonProperty("kex") String kex,
+            @JsonProperty("sha256_source") String sha256Source,
+            @JsonProperty("sha256_destination") String sha256Destination, @JsonProperty("match") boolean match) {
+    }
+
+    private TransferLab() {
+    }
+
+    /** Parses {@code 100M}, {@code 4MiB}, {@code 512k}, {@code 1G} or plain bytes (M = 10^6 … as in the PQC papers). */
+    public static long parseSize(String s) {
+        String t = s.strip().toUpperCase(Locale.ROOT);
+        long mul = 1;
+        boolean binary = t.endsWith("IB");
+        if (binary) {
+            t = t.substring(0, t.length() - 2);
+        } else if (t.endsWith("B")) {
+            t = t.substring(0, t.length() - 1);
+        }
+        if (t.endsWith("K")) {
+            mul = binary ? 1024L : 1000L;
+        } else if (t.endsWith("M")) {
+            mul = binary ? 1024L * 1024 : 1_000_000L;
+        } else if (t.endsWith("G")) {
+            mul = binary ? 1024L * 1024 * 1024 : 1_000_000_000L;
+        }
+        if (mul != 1) {
+            t = t.substring(0, t.length() - 1);
+        }
+        try {
+            long v = Long.parseLong(t) * mul;
+            if (v <= 0) {
+                throw new NumberFormatException();
+            }
+            return v;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("bad size '" + s + "' (e.g. 100M, 4MiB, 512k, 1G)");
+        }
+    }
+
+    public static String sha256(Path f) throws IOException {
+        try (InputStream in = Files.newInputStream(f)) {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            byte[] buf = new byte[1 << 16];
+            int n;
+            while ((n = in.read(buf)) > 0) {
+                md.update(buf, 0, n);
+            }
+            return HexFormat.of().formatHex(md.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Compares SHA-256 of source and destination; a difference is an {@link IntegrityException}. */
+    public static String[] checkIntegrity(Path source, Path destination) throws IOException {
+        String a = sha256(source);
+        String b = sha256(destination);
+        if (!a.equals(b) || Files.size(source) != Files.size(destination)) {
+            throw new IntegrityException("INTEGRITY FAILURE: " + destination + " (sha256 " + b + ", "
+                    + Files.size(destination) + " bytes) differs from " + source + " (sha256 " + a + ", "
+                    + Files.size(source) + " bytes)");
+        }
+        return new String[] {a, b};
+    }
+
+    static void randomFile(Path f, long size) throws IOException {
+        SplittableRandom r = new SplittableRandom(size * 31 + System.nanoTime());
+        byte[] buf = new byte[1 << 20];
+        try (OutputStream out = Files.newOutputStream(f)) {
+            long left = size;
+            while (left > 0) {
+                for (int i = 0; i < buf.length; i += 8) {
+                    long v = r.nextLong();
+                    for (int j = 0; j < 8 && i + j < buf.length; j++) {
+                        buf[i + j] = (byte) (v >>> (8 * j));
+                    }
+                }
+                int n = (int) Math.min(buf.length, left);
+                out.write(buf, 0, n);
+                left -= n;
+            }
+        }
+    }
+
+    public static List<Result> run(Settings s, PrintStream progress) throws Exception {
+        LabKeys keys = LabKeys.create(s.workDir().resolve("keys"));
+        Path data = s.workDir().resolve("data");
+        Files.createDirectories(data);
+        List<Result> out = new ArrayList<>();
+        for (String serverName : s.servers()) {
+            ServerProcess server = switch (serverName) {
+                case "pqssh" -> new ServerProcess.Pqssh(s.workDir().resolve("pqssh"), keys, "sntrup761x25519-sha512",
+                        null, List.of(), List.of("-Xmx512m"));
+                case "openssh" -> new ServerProcess.OpenSsh(s.workDir().resolve("openssh"), s.opensshBin(), keys,
+                        ServerProcess.OpenSsh.sntrupName(s.opensshBin()),
+                        List.of("Subsystem sftp " + DEBIAN_SFTP_SERVER));
+                default -> throw new IllegalArgumentException("unknown server '" + serverName
+                        + "' (known: pqssh, openssh)");
+            };
+            try (server) {
+                server.start();
+                PqsshClient.Builder b = PqsshClient.builder()
+                        .kex(List.of("sntrup761x25519-sha512", "sntrup761x25519-sha512@openssh.com"))
+                        .warnWeakCrypto(false).timeout(s.timeout()).identity(keys.ed25519)
+                        .preferredAuthentications(List.of("publickey"))
+                        .serverKeyVerifier((sess, addr, key) -> KeyUtils.compareKeys(keys.hostPublicKey, key));
+                try (PqsshClient client = b.start()) {
+                    if (!s.ciphers().isEmpty()) {
+                        List<NamedFactory<Cipher>> cs = new ArrayList<>();
+                        for (String c : s.ciphers()) {
+                            BuiltinCiphers bc = BuiltinCiphers.fromFactoryName(c);
+                            if (bc == null || !bc.isSupported()) {
+                                throw new IllegalArgumentException("cipher '" + c + "' is not supported by MINA");
+                            }
+                            cs.add(bc);
+                        }
+                        client.sshClient().setCipherFactories(cs);
+                    }
+                    for (long size : s.sizes()) {
+                        Path src = data.resolve("src-" + size);
+                        if (!Files.exists(src) || Files.size(src) != size) {
+                            randomFile(src, size);
+                        }
+                        Path remote = s.workDir().resolve(serverName + "-remote-" + size).toAbsolutePath();
+                        Path back = data.resolve(serverName + "-back-" + size);
+                        Files.deleteIfExists(remote);
+                        Files.deleteIfExists(back);
+                        try (ClientSession session = client.login(System.getProperty("user.name"), "127.0.0.1",
+                                server.port()); SftpClient sftp = SftpClientFactory.instance().createSftpClient(session)) {
+                            String c2s = session.getNegotiatedKexParameter(KexProposalOption.C2SENC);
+                            String s2c = session.getNegotiatedKexParameter(KexProposalOption.S2CENC);
+                            String mac = session.getNegotiatedKexParameter(KexProposalOption.C2SMAC);
+                            String kex = session.getNegotiatedKexParameter(KexProposalOption.ALGORITHMS);
+                            long t0 = System.nanoTime();
+                            try (InputStream in = Files.newInputStream(src);
+                                    OutputStream o = sftp.write(remote.toString())) {
+                                in.transferTo(o);
+                            }
+                            double up = (System.nanoTime() - t0) / 1e9;
+                            String[] h = checkIntegrity(src, remote);
+                            out.add(result(serverName, "upload", size, up, c2s, s2c, mac, kex, h));
+                            report(progress, out.get(out.size() - 1));
+                            t0 = System.nanoTime();
+                            try (InputStream in = sftp.read(remote.toString());
+                                    OutputStream o = Files.newOutputStream(back)) {
+                                in.transferTo(o);
+                            }
+                            double down = (System.nanoTime() - t0) / 1e9;
+                            h = checkIntegrity(remote, back);
+                            out.add(result(serverName, "download", size, down, c2s, s2c, mac, kex, h));
+                            report(progress, out.get(out.size() - 1));
+                        } finally {
+                            Files.deleteIfExists(remote);
+                            Files.deleteIfExists(back);
+                        }
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    private static void report(PrintStream p, Result r) {
+        if (p != null) {
+            p.printf(Locale.ROOT, "%s sftp %s %d bytes: %.1f MB/s (%s), sha256 ok%n", r.server(), r.direction(),
+                    r.bytes(), r.mbPerS(), r.cipherC2s());
+        }
+    }
+
+    static Result result(String server, String dir, long size, double secs, String c2s, String s2c, String mac,
+            String kex, String[] h) {
+        return new Result(server, "sftp", dir, size, Math.round(secs * 1e6) / 1e6,
+                Math.round(size / 1e6 / secs * 100) / 100.0, c2s, s2c, mac, kex, h[0], h[1], h[0].equals(h[1]));
+    }
+
+    /** pqssh MB/s / OpenSSH MB/s per direction and size, for the 0.8x target. */
+    public static List<String> ratios(List<Result> rs) {
+        List<String> out = new ArrayList<>();
+        for (Result p : rs) {
+            if (!p.server().equals("pqssh")) {
+                continue;
+            }
+            rs.stream().filter(o -> o.server().equals("openssh") && o.direction().equals(p.direction())
+                    && o.bytes() == p.bytes()).findFirst().ifPresent(o -> {
+                        double r = p.mbPerS() / o.mbPerS();
+                        out.add(String.format(Locale.ROOT, "%s %d bytes: pqssh/OpenSSH %.2f× (%s %s, %s %s; target ≥ 0.8: %s)",
+                                p.direction(), p.bytes(), r, p.cipherC2s(), p.server(), o.cipherC2s(), o.server(),
+                                r >= 0.8 ? "met" : "missed") + (p.cipherC2s().equals(o.cipherC2s()) ? ""
+                                        : " [different ciphers: compare with --ciphers]"));
+                    });
+        }
+        return out;
+    }
+
+    public static void write(Path dir, List<Result> rs) throws IOException {
+        Files.createDirectories(dir);
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(dir.resolve("transfer.json").toFile(),
+                rs);
+        StringBuilder csv = new StringBuilder("server,protocol,direction,bytes,seconds,mb_per_s,cipher_c2s,cipher_s2c,"
+                + "mac,kex,sha256_source,sha256_destination,match\n");
+        StringBuilder md = new StringBuilder("# Transfer (pqssh lab transfer)\n\nSFTP over loopback, Ed25519 user key;"
+                + " MB = 10^6 bytes; each transfer's SHA-256 of source and destination compared.\n\n"
+                + "| server | direction | bytes | MB/s | cipher | MAC | KEX | SHA-256 match |\n"
+                + "|---|---|---:|---:|---|---|---|---|\n");
+        for (Result r : rs) {
+            csv.append(String.join(",", r.server(), r.protocol(), r.direction(), Long.toString(r.bytes()),
+                    Double.toString(r.seconds()), Double.toString(r.mbPerS()), r.cipherC2s(), r.cipherS2c(), r.mac(),
+                    r.kex(), r.sha256Source(), r.sha256Destination(), Boolean.toString(r.match()))).append('\n');
+            md.append(String.format(Locale.ROOT, "| %s | %s | %d | %.2f | %s | %s | %s | %s |%n", r.server(),
+                    r.direction(), r.bytes(), r.mbPerS(), r.cipherC2s(), r.mac(), r.kex(), r.match() ? "yes" : "NO"));
+        }
+        List<String> ratios = ratios(rs);
+        if (!ratios.isEmpty()) {
+            md.append("\n");
+            ratios.forEach(x -> md.append("- ").append(x).append('\n'));
+        }
+        Files.writeString(dir.resolve("transfer.csv"), csv);
+        Files.writeString(dir.resolve("transfer.md"), md);
+    }
+}

@@ -1,0 +1,78 @@
+package io.pqssh.lab.transfer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.pqssh.lab.load.ServerProcess;
+
+class TransferLabTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void sftpUploadAndDownloadAgainstPqsshAndOpenSshAreIntact() throws Exception {
+        if (!Files.isExecutable(ServerProcess.DEBIAN_SSHD) || !Files.isExecutable(TransferLab.DEBIAN_SFTP_SERVER)) {
+            fail("needs " + ServerProcess.DEBIAN_SSHD + " and " + TransferLab.DEBIAN_SFTP_SERVER
+                    + ": apt-get install openssh-server");
+        }
+        List<TransferLab.Result> rs = TransferLab.run(new TransferLab.Settings(List.of("pqssh", "openssh"),
+                List.of(TransferLab.parseSize("3M")), List.of("aes128-ctr"), dir.resolve("w"),
+                ServerProcess.DEBIAN_SSHD, Duration.ofSeconds(30)), null);
+        assertEquals(4, rs.size(), rs.toString());
+        for (TransferLab.Result r : rs) {
+            assertEquals(3_000_000, r.bytes());
+            assertTrue(r.match() && r.sha256Source().equals(r.sha256Destination()), r.toString());
+            assertEquals(64, r.sha256Source().length());
+            assertTrue(r.mbPerS() > 0 && r.seconds() > 0, r.toString());
+            assertEquals(r.bytes() / 1e6 / r.seconds(), r.mbPerS(), r.mbPerS() * 0.01 + 0.01);
+            assertEquals("aes128-ctr", r.cipherC2s(), r.toString());
+            assertTrue(r.kex().startsWith("sntrup761x25519-sha512"), r.toString());
+        }
+        TransferLab.write(dir.resolve("out"), rs);
+        JsonNode j = new ObjectMapper().readTree(dir.resolve("out/transfer.json").toFile());
+        assertEquals(4, j.size());
+        assertTrue(j.get(0).has("mb_per_s") && j.get(0).has("sha256_destination") && j.get(0).has("cipher_c2s"));
+        assertEquals(5, Files.readAllLines(dir.resolve("out/transfer.csv")).size());
+        assertEquals(2, TransferLab.ratios(rs).size());
+        assertTrue(Files.readString(dir.resolve("out/transfer.md")).contains("pqssh/OpenSSH"));
+    }
+
+    @Test
+    void aChangedDestinationByteFailsLoudly() throws Exception {
+        Path src = dir.resolve("a");
+        TransferLab.randomFile(src, 100_000);
+        Path dst = dir.resolve("b");
+        Files.copy(src, dst);
+        TransferLab.checkIntegrity(src, dst);
+        byte[] b = Files.readAllBytes(dst);
+        b[54_321] ^= 0x01;
+        Files.write(dst, b);
+        IntegrityException e = assertThrows(IntegrityException.class, () -> TransferLab.checkIntegrity(src, dst));
+        assertTrue(e.getMessage().startsWith("INTEGRITY FAILURE"), e.getMessage());
+        Files.write(dst, java.util.Arrays.copyOf(Files.readAllBytes(src), 99_999)); // truncated
+        assertThrows(IntegrityException.class, () -> TransferLab.checkIntegrity(src, dst));
+    }
+
+    @Test
+    void sizesParse() {
+        assertEquals(100_000_000L, TransferLab.parseSize("100M"));
+        assertEquals(4L << 20, TransferLab.parseSize("4MiB"));
+        assertEquals(512_000L, TransferLab.parseSize("512k"));
+        assertEquals(123L, TransferLab.parseSize("123"));
+        assertThrows(IllegalArgumentException.class, () -> TransferLab.parseSize("-1M"));
+        assertThrows(IllegalArgumentException.class, () -> TransferLab.parseSize("lots"));
+    }
+}
