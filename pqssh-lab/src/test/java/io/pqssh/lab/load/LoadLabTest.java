@@ -37,7 +37,7 @@ class LoadLabTest {
         requireSshd();
         LoadLab.Settings s = new LoadLab.Settings(List.of("pqssh", "openssh"),
                 List.of(LoadMethod.KEM_MLKEM768, LoadMethod.MLDSA65, LoadMethod.ED25519), List.of(2),
-                Duration.ofMillis(1000), Duration.ofMillis(2500), dir.resolve("work"), ServerProcess.DEBIAN_SSHD, null,
+                Duration.ofMillis(600), Duration.ofMillis(1500), dir.resolve("work"), ServerProcess.DEBIAN_SSHD, null,
                 Duration.ofSeconds(20));
         List<LoadResult> rs = LoadLab.run(s, null);
         assertEquals(6, rs.size());
