@@ -117,8 +117,12 @@ class ScanCommandTest {
         assertEquals(0, ok.rc(), ok.toString());
         Run unreachable = pqssh("scan", "-q", "127.0.0.1:" + closed, "--fail-on", "unreachable");
         assertEquals(1, unreachable.rc(), unreachable.toString());
-        Run stdoutJson = pqssh("scan", "--json", "-", "127.0.0.1:" + closed);
-        assertEquals("unreachable", m.readTree(stdoutJson.out()).get("targets").get(0).get("category").asText());
+        Run stdoutJson = pqssh("scan", "--json", "-", "127.0.0.1:" + closed, "[::1]:" + closed);
+        JsonNode st = m.readTree(stdoutJson.out()).get("targets");
+        assertEquals("unreachable", st.get(0).get("category").asText());
+        assertEquals("[::1]:" + closed, st.get(1).get("target").asText());
+        assertEquals("::1", st.get(1).get("host").asText());
+        assertEquals("unreachable", st.get(1).get("category").asText());
     }
 
     @Test

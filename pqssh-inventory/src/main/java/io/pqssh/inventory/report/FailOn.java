@@ -59,7 +59,9 @@ public enum FailOn {
                         || f.rule().equals(Finding.Rules.PQ_KEX_REMOVED);
                 case CLASSICAL_KEYS -> f.classicalKey();
                 case WEAK -> f.rule().equals(Finding.Rules.WEAK_KEY)
-                        || f.rule().equals(Finding.Rules.WEAK_ALGORITHM_CONFIG);
+                        || f.rule().equals(Finding.Rules.WEAK_ALGORITHM_CONFIG)
+                        || (f.classicalKey() && ("DSA".equals(f.family())
+                                || ("RSA".equals(f.family()) && f.bits() != null && f.bits() < 2048)));
                 case UNREACHABLE -> false;
             }).count();
             if (n > 0) {
