@@ -163,7 +163,7 @@ public final class HandshakeLab {
         if (err != null) {
             return new Sample(c.suite(), c.name(), "openssh", n.rttMs(), n.lossPct(), n.initcwnd(), round, warm, -1, -1,
                     -1, -1, (r.end() - r.start()) / 1e6, -1, -1, -1, -1, -1, -1, -1, -1, retx, -1, r.kex(), r.hostKey(),
-                    c.method(), err);
+                    c.method(), err, null);
         }
         long syn = conn.firstSynNanos();
         long done = r.exitStatus() != 0 ? r.exitStatus() : r.end();
@@ -172,7 +172,19 @@ public final class HandshakeLab {
                 (r.auth() - syn) / 1e6, (done - syn) / 1e6, conn.durationMs(), (r.auth() - r.start()) / 1e6,
                 (r.end() - r.start()) / 1e6, conn.bytesC2s(), conn.bytesS2c(), conn.packetsC2s(), conn.packetsS2c(),
                 toAuth[0], toAuth[1], conn.roundTripsUntil(done), conn.roundTripsUntil(r.auth()), retx,
-                conn.retransmissions(), r.kex(), r.hostKey(), c.method(), null);
+                conn.retransmissions(), r.kex(), r.hostKey(), c.method(), null, wire(conn, r.auth()));
+    }
+
+    /** Bytes per message type, c2s then s2c (see {@link SshWire}). */
+    static long[] wire(Connection conn, long tAuth) {
+        long[] c = SshWire.dissect(conn.stream(true), conn.payloadUntil(true, tAuth),
+                conn.payloadUntil(true, Long.MAX_VALUE));
+        long[] s = SshWire.dissect(conn.stream(false), conn.payloadUntil(false, tAuth),
+                conn.payloadUntil(false, Long.MAX_VALUE));
+        long[] r = new long[c.length + s.length];
+        System.arraycopy(c, 0, r, 0, c.length);
+        System.arraycopy(s, 0, r, c.length, s.length);
+        return r;
     }
 
     private void runLoopback(List<HandshakeConfig> configs, List<String> profiles, List<Sample> samples)
@@ -225,7 +237,7 @@ public final class HandshakeLab {
         if (reply == null || !reply.startsWith("OK ")) {
             return new Sample(c.suite(), c.name(), "pqssh", n.rttMs(), n.lossPct(), n.initcwnd(), round, warm, -1, -1,
                     -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, retx, -1, "", "", c.method(),
-                    reply == null ? "client agent gave no answer" : reply);
+                    reply == null ? "client agent gave no answer" : reply, null);
         }
         String[] f = reply.split(" ");
         int localPort = Integer.parseInt(f[1]);
@@ -240,7 +252,7 @@ public final class HandshakeLab {
         if (link == null) {
             return new Sample(c.suite(), c.name(), "pqssh", n.rttMs(), n.lossPct(), n.initcwnd(), round, warm,
                     clientAuth, clientWall, -1, clientAuth, clientWall, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, kex, hk,
-                    c.method(), err);
+                    c.method(), err, null);
         }
         Connection conn = null;
         for (Connection x : link.connections()) {
@@ -251,7 +263,7 @@ public final class HandshakeLab {
         if (conn == null) {
             return new Sample(c.suite(), c.name(), "pqssh", n.rttMs(), n.lossPct(), n.initcwnd(), round, warm, -1, -1,
                     -1, clientAuth, clientWall, -1, -1, -1, -1, -1, -1, -1, -1, retx, -1, kex, hk, c.method(),
-                    "the emulator saw no connection from port " + localPort);
+                    "the emulator saw no connection from port " + localPort, null);
         }
         long syn = conn.firstSynNanos();
         long[] toAuth = conn.countsUntil(tAuth);
@@ -259,7 +271,7 @@ public final class HandshakeLab {
                 (tAuth - syn) / 1e6, (tDone - syn) / 1e6, conn.durationMs(), clientAuth, clientWall, conn.bytesC2s(),
                 conn.bytesS2c(), conn.packetsC2s(), conn.packetsS2c(), toAuth[0], toAuth[1],
                 conn.roundTripsUntil(tDone), conn.roundTripsUntil(tAuth), retx, conn.retransmissions(), kex, hk,
-                c.method(), err);
+                c.method(), err, wire(conn, tAuth));
     }
 
     /** A child process speaking lines. */

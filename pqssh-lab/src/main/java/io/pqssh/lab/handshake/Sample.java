@@ -9,13 +9,21 @@ public record Sample(String suite, String config, String peer, double rttMs, dou
         boolean warmup, double authMs, double totalMs, double linkMs, double clientAuthMs, double clientWallMs,
         long bytesC2s, long bytesS2c, long packetsC2s, long packetsS2c, long bytesC2sAuth, long bytesS2cAuth,
         int roundTrips, int roundTripsAuth, long retransmissions, long emulatorRetransmissions, String kex,
-        String hostKeyType, String method, String error) {
+        String hostKeyType, String method, String error, long[] wire) {
 
     /** The CSV columns, documented in docs/lab-handshake.md. */
-    public static final String[] COLUMNS = {"suite", "config", "peer", "rtt_ms", "loss_pct", "initcwnd", "round",
+    public static final String[] BASE_COLUMNS = {"suite", "config", "peer", "rtt_ms", "loss_pct", "initcwnd", "round",
         "warmup", "auth_ms", "total_ms", "link_ms", "client_auth_ms", "client_wall_ms", "bytes_c2s", "bytes_s2c",
         "packets_c2s", "packets_s2c", "bytes_c2s_auth", "bytes_s2c_auth", "round_trips", "round_trips_auth",
         "retransmissions", "emulator_retransmissions", "kex", "hostkey_type", "method", "error"};
+    /** All CSV columns: the base ones, then the message-type byte counts of {@link SshWire#columns()}. */
+    public static final String[] COLUMNS = concat(BASE_COLUMNS, SshWire.columns());
+
+    private static String[] concat(String[] a, String[] b) {
+        String[] r = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, r, a.length, b.length);
+        return r;
+    }
 
     public boolean ok() {
         return error == null || error.isEmpty();
@@ -26,9 +34,14 @@ public record Sample(String suite, String config, String peer, double rttMs, dou
     }
 
     public Object[] values() {
-        return new Object[] {suite, config, peer, rttMs, lossPct, initcwnd, round, warmup, authMs, totalMs, linkMs,
+        Object[] base = new Object[] {suite, config, peer, rttMs, lossPct, initcwnd, round, warmup, authMs, totalMs, linkMs,
             clientAuthMs, clientWallMs, bytesC2s, bytesS2c, packetsC2s, packetsS2c, bytesC2sAuth, bytesS2cAuth,
             roundTrips, roundTripsAuth, retransmissions, emulatorRetransmissions, kex, hostKeyType, method,
             error == null ? "" : error};
+        Object[] all = java.util.Arrays.copyOf(base, base.length + SshWire.columns().length);
+        for (int i = 0; i < SshWire.columns().length; i++) {
+            all[base.length + i] = wire == null ? -1L : wire[i];
+        }
+        return all;
     }
 }

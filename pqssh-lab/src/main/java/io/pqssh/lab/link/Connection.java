@@ -40,6 +40,40 @@ public final class Connection {
     private long seqBaseC2s = -1;
     private long seqBaseS2c = -1;
     private final List<Event> events = new ArrayList<>();
+    private final Stream c2sStream = new Stream();
+    private final Stream s2cStream = new Stream();
+
+    /** The first bytes of one direction's TCP byte stream, in order (what an SSH dissector needs). */
+    static final class Stream {
+        static final int MAX = 512 * 1024;
+        private final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        private long base = -1;
+        private boolean gap;
+
+        void add(Packet p) {
+            if (p.payload == 0 || gap) {
+                return;
+            }
+            if (base < 0) {
+                base = p.seq;
+            }
+            long rel = (p.seq - base) & 0xffffffffL;
+            long have = bytes.size();
+            if (rel > have) {
+                gap = true; // an earlier segment was lost and not yet repeated: stop here
+                return;
+            }
+            int skip = (int) (have - rel);
+            int n = p.payload - skip;
+            if (n > 0 && have + n <= MAX) {
+                bytes.write(p.data, p.payloadOffset + skip, n);
+            }
+        }
+
+        byte[] bytes() {
+            return bytes.toByteArray();
+        }
+    }
 
     Connection(String client, String server, boolean clientOnSideB, long synNanos) {
         this.client = client;
@@ -118,6 +152,23 @@ public final class Connection {
             lastPayloadDir = c2s ? 1 : 2;
         }
         log(new Event(now, c2s, p.length, p.payload, p.flags, false, retrans));
+        (c2s ? c2sStream : s2cStream).add(p);
+    }
+
+    /** The reassembled start of the client-to-server (true) or server-to-client byte stream. */
+    public synchronized byte[] stream(boolean c2s) {
+        return (c2s ? c2sStream : s2cStream).bytes();
+    }
+
+    /** TCP payload bytes delivered in one direction up to a time. */
+    public synchronized long payloadUntil(boolean c2s, long nanos) {
+        long n = 0;
+        for (Event e : events) {
+            if (!e.dropped() && !e.retransmission() && e.c2s() == c2s && e.nanos() <= nanos) {
+                n += e.payload();
+            }
+        }
+        return n;
     }
 
     private void log(Event e) {

@@ -25,6 +25,7 @@ final class Packet {
     int flags;
     long seq;
     int payload;
+    int payloadOffset;
     boolean retrans;
 
     Packet(byte[] data, int length, long arrivalNanos) {
@@ -73,6 +74,7 @@ final class Packet {
         int doff = (u8(t + 12) >> 4) * 4;
         flags = u8(t + 13);
         payload = Math.max(0, total - ihl - doff);
+        payloadOffset = ihl + doff;
         tcp = true;
     }
 

@@ -26,6 +26,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.pqssh.lab.handshake.HandshakeConfig;
 import io.pqssh.lab.handshake.Published;
 import io.pqssh.lab.handshake.Sample;
+import io.pqssh.lab.handshake.SshWire;
 
 /** Writes raw.csv, summary.json, report.md and the plots (PNG via jfreechart, SVG via {@link Svg}). */
 public final class HandshakeReport {
@@ -33,8 +34,9 @@ public final class HandshakeReport {
     public static final List<String> FILES = List.of("raw.csv", "summary.json", "report.md",
             "latency-vs-rtt.png", "latency-vs-rtt.svg", "latency-vs-initcwnd.png", "latency-vs-initcwnd.svg",
             "latency-vs-loss.png", "latency-vs-loss.svg", "bytes.png", "bytes.svg");
-    private static final List<String> STACKS = List.of("client→server to auth", "server→client to auth",
-            "after auth (both directions)");
+    private static final List<String> STACKS = List.of("version lines", "KEXINIT", "KEX init (c→s)",
+            "KEX reply: host key, signature (s→c)", "NEWKEYS", "other plaintext", "encrypted to auth (userauth …)",
+            "encrypted after auth (channel, true, close)");
 
     private HandshakeReport() {
     }
@@ -117,6 +119,14 @@ public final class HandshakeReport {
             m.put("kex", g.isEmpty() ? "" : g.get(0).kex());
             m.put("hostkey_type", g.isEmpty() ? "" : g.get(0).hostKeyType());
             m.put("method", f.method());
+            Map<String, Double> wire = new LinkedHashMap<>();
+            String[] wc = SshWire.columns();
+            for (int i = 0; i < wc.length; i++) {
+                int k = i;
+                wire.put(wc[i], Stats.median(g.stream().filter(x -> x.wire() != null).mapToDouble(x -> x.wire()[k])
+                        .toArray()));
+            }
+            m.put("wire_bytes", wire);
             m.put("published_p50_ms", Published.p50(f.suite(), f.config(), f.rttMs(), f.lossPct(), f.initcwnd()));
             out.add(m);
         }
@@ -158,6 +168,28 @@ public final class HandshakeReport {
                     .append((long) num(m, "bytes_c2s")).append(" | ").append((long) num(m, "bytes_s2c")).append(" | ")
                     .append(fmt(num(m, "round_trips"))).append(" | ").append(m.get("retransmissions")).append(" |\n");
         }
+        b.append("\n## Where the bytes go (TCP payload, median; first setting per configuration)\n\n")
+                .append("| config | peer | version c→s/s→c | KEXINIT c→s/s→c | KEX init c→s | KEX reply s→c "
+                        + "| encrypted to auth c→s/s→c | after auth c→s/s→c |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (Map<String, Object> m : summary) {
+            if (!seen.add(m.get("config") + "/" + m.get("peer"))) {
+                continue;
+            }
+            @SuppressWarnings("unchecked")
+            Map<String, Double> w = (Map<String, Double>) m.get("wire_bytes");
+            java.util.function.Function<String, String> v = k -> {
+                Double d = w.get(k);
+                return d == null || d.isNaN() || d < 0 ? "–" : Long.toString(Math.round(d));
+            };
+            b.append("| ").append(m.get("config")).append(" | ").append(m.get("peer")).append(" | ")
+                    .append(v.apply("version_c2s")).append('/').append(v.apply("version_s2c")).append(" | ")
+                    .append(v.apply("kexinit_c2s")).append('/').append(v.apply("kexinit_s2c")).append(" | ")
+                    .append(v.apply("kex_init_c2s")).append(" | ").append(v.apply("kex_reply_s2c")).append(" | ")
+                    .append(v.apply("enc_to_auth_c2s")).append('/').append(v.apply("enc_to_auth_s2c")).append(" | ")
+                    .append(v.apply("enc_after_auth_c2s")).append('/').append(v.apply("enc_after_auth_s2c"))
+                    .append(" |\n");
+        }
         // Figure 5 layout: rows initcwnd, columns configurations, P5/P50/P95 (published P50)
         List<Map<String, Object>> fig5 = summary.stream().filter(m -> "fig5".equals(m.get("suite"))).toList();
         if (!fig5.isEmpty()) {
@@ -195,17 +227,24 @@ public final class HandshakeReport {
         xy(dir, "latency-vs-initcwnd", "Handshake latency vs initcwnd (P50, total)", "initcwnd (MSS)", summary,
                 "initcwnd");
         xy(dir, "latency-vs-loss", "Handshake latency vs loss (P50, total)", "loss (%)", summary, "loss_pct");
-        // bytes per configuration, stacked: to auth c2s, to auth s2c, after auth; the first network setting
+        // TCP payload bytes per configuration (and peer), stacked by SSH message type; the first network setting
         Map<String, double[]> bars = new LinkedHashMap<>();
+        int parts = SshWire.PARTS.size();
         for (Map<String, Object> m : summary) {
-            String c = (String) m.get("config");
+            String c = m.get("config") + ("openssh".equals(m.get("peer")) ? " (openssh)" : "");
             if (bars.containsKey(c)) {
                 continue;
             }
-            double c2sA = Math.max(0, num(m, "bytes_c2s_auth"));
-            double s2cA = Math.max(0, num(m, "bytes_s2c_auth"));
-            double rest = Math.max(0, num(m, "bytes_c2s") + num(m, "bytes_s2c") - c2sA - s2cA);
-            bars.put(c, new double[] {c2sA, s2cA, rest});
+            @SuppressWarnings("unchecked")
+            Map<String, Double> w = (Map<String, Double>) m.get("wire_bytes");
+            double[] v = new double[parts];
+            String[] wc = SshWire.columns();
+            for (int i = 0; i < parts; i++) {
+                double a = w.getOrDefault(wc[i], Double.NaN);
+                double b = w.getOrDefault(wc[parts + i], Double.NaN);
+                v[i] = (Double.isNaN(a) || a < 0 ? 0 : a) + (Double.isNaN(b) || b < 0 ? 0 : b);
+            }
+            bars.put(c, v);
         }
         DefaultCategoryDataset ds = new DefaultCategoryDataset();
         bars.forEach((c, v) -> {
@@ -213,10 +252,10 @@ public final class HandshakeReport {
                 ds.addValue(v[i], STACKS.get(i), c);
             }
         });
-        JFreeChart chart = ChartFactory.createStackedBarChart("Bytes on the wire per configuration (IP, median)",
+        JFreeChart chart = ChartFactory.createStackedBarChart("SSH bytes per configuration by message (median)",
                 "configuration", "bytes", ds, PlotOrientation.VERTICAL, true, false, false);
         ChartUtils.saveChartAsPNG(dir.resolve("bytes.png").toFile(), chart, 1000, 560);
-        Files.writeString(dir.resolve("bytes.svg"), Svg.stackedBars("Bytes on the wire per configuration (IP, median)",
+        Files.writeString(dir.resolve("bytes.svg"), Svg.stackedBars("SSH bytes per configuration by message (median)",
                 "bytes", STACKS, bars));
     }
 

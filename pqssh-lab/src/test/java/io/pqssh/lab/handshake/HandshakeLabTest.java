@@ -49,6 +49,20 @@ class HandshakeLabTest {
         long md = counted.stream().filter(s -> s.config().equals("mk768+md65")).mapToLong(Sample::bytesS2cAuth)
                 .min().orElseThrow();
         assertTrue(md - ed > 1952 + 3309, "ML-DSA-65 host key adds its key and signature: " + ed + " vs " + md);
+        // the dissector: the KEX reply grows by the ML-DSA-65 key and signature blobs (1921 + 3246 B) plus padding
+        int reply = List.of(Sample.COLUMNS).indexOf("kex_reply_s2c") - Sample.BASE_COLUMNS.length;
+        long edReply = counted.stream().filter(s -> s.config().equals("ed25519+ed25519")).mapToLong(s -> s.wire()[reply])
+                .max().orElseThrow();
+        long mdReply = counted.stream().filter(s -> s.config().equals("mk768+md65")).mapToLong(s -> s.wire()[reply])
+                .min().orElseThrow();
+        assertTrue(edReply > 1088 + 51 + 83 && mdReply - edReply >= 1921 + 3246 && mdReply - edReply < 1921 + 3246 + 64,
+                "KEX reply " + edReply + " vs " + mdReply);
+        for (Sample s : counted) {
+            long[] w = s.wire();
+            int half = w.length / 2;
+            assertTrue(w[0] > 10 && w[1] > 500 && w[2] > 1000 && w[half + 3] > 1000 && w[4] == 16 && w[half + 4] == 16
+                    && w[6] > 100 && w[half + 6] > 100, java.util.Arrays.toString(w));
+        }
         assertEquals("ssh-mldsa-65", counted.stream().filter(s -> s.config().equals("mk768+md65")).findFirst()
                 .orElseThrow().hostKeyType());
 
