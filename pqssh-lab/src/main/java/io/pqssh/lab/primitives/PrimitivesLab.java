@@ -148,6 +148,20 @@ public final class PrimitivesLab {
                 sig.get().medianUs(), Math.round(ratio * 10000.0) / 10000.0, ratio <= TARGET_RATIO));
     }
 
+    /** ML-KEM-768 online cost and ML-DSA-65 verification, each with its faster provider (what a tuned server gets). */
+    public static Optional<String> bestRatio(List<PrimitiveResult> results) {
+        Optional<PrimitiveResult> kem = results.stream().filter(r -> r.algorithm().equals("ML-KEM-768")
+                && r.operation().equals(PrimitiveCase.ONLINE)).min((a, b) -> Double.compare(a.medianUs(), b.medianUs()));
+        Optional<PrimitiveResult> sig = results.stream().filter(r -> r.algorithm().equals("ML-DSA-65")
+                && r.operation().equals("verify")).min((a, b) -> Double.compare(a.medianUs(), b.medianUs()));
+        if (kem.isEmpty() || sig.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(String.format(Locale.ROOT, "ML-KEM-768 online (%s) %.2f us / ML-DSA-65 verify (%s) %.2f us"
+                + " = %.3f", kem.get().provider(), kem.get().medianUs(), sig.get().provider(), sig.get().medianUs(),
+                kem.get().medianUs() / sig.get().medianUs()));
+    }
+
     static Optional<PrimitiveResult> find(List<PrimitiveResult> rs, String alg, String prov, String op) {
         return rs.stream().filter(r -> r.algorithm().equals(alg) && r.provider().equals(prov)
                 && r.operation().equals(op)).findFirst();
@@ -209,6 +223,7 @@ public final class PrimitivesLab {
                         .append(r.publishedSource() == null ? "" : r.publishedSource()).append(" |\n");
             }
         }
+        bestRatio(results).ifPresent(r -> md.append("\nFastest provider on each side: ").append(r).append("\n"));
         targetCheck(results).ifPresentOrElse(t -> md.append("\n**Target**: ").append(t.describe()).append("\n"),
                 () -> md.append("\nTarget not checked: ML-KEM-768 online cost and ML-DSA-65 verify were not both"
                         + " measured.\n"));
