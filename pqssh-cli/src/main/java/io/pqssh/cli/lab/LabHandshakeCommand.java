@@ -37,15 +37,15 @@ public final class LabHandshakeCommand implements Callable<Integer> {
     @Option(names = "--auth", description = "user-defined configuration: client auth (ed25519, md65, mk768, password, ...)")
     String auth;
 
-    @Option(names = "--rtt", description = "RTTs in ms, comma-separated (default ${DEFAULT-VALUE})", defaultValue = "67")
+    @Option(names = "--rtt", description = "RTTs in ms, comma-separated (default 67; --suite fig4: 37,67,163)")
     String rtt;
 
     @Option(names = "--loss", description = "loss in percent, comma-separated (default ${DEFAULT-VALUE})",
             defaultValue = "0")
     String loss;
 
-    @Option(names = "--initcwnd", description = "initial windows in MSS, comma-separated (default ${DEFAULT-VALUE})",
-            defaultValue = "10")
+    @Option(names = "--initcwnd", description = "initial windows in MSS, comma-separated (default 10; --suite fig5: "
+            + "3,5,7,10,15,20,25,30,35,40,50, with --quick 3,5,10,30)")
     String initcwnd;
 
     @Option(names = "--runs", description = "counted runs per configuration and setting (default 20, --quick 3)")
@@ -118,15 +118,20 @@ public final class LabHandshakeCommand implements Callable<Integer> {
                 throw new IllegalStateException(e.getMessage(), e);
             }
         }
+        boolean fig5 = "fig5".equalsIgnoreCase(suite);
+        boolean fig4 = "fig4".equalsIgnoreCase(suite);
+        String rttSpec = rtt != null ? rtt : fig4 ? "37,67,163" : "67";
+        String iwSpec = initcwnd != null ? initcwnd
+                : fig5 ? (quick ? "3,5,10,30" : "3,5,7,10,15,20,25,30,35,40,50") : "10";
         int r = runs != null ? runs : quick ? 3 : 20;
         int w = warmup != null ? warmup : 1 + (quick ? 0 : 1);
         if (r < 1 || w < 0 || r > 100_000) {
             throw new IllegalArgumentException("--runs must be within 1..100000 and --warmup not negative");
         }
         HandshakeLab.Plan plan = new HandshakeLab.Plan(List.copyOf(configs),
-                loopback ? List.of(0.0) : HandshakeLab.doubles(rtt, "--rtt"),
+                loopback ? List.of(0.0) : HandshakeLab.doubles(rttSpec, "--rtt"),
                 loopback ? List.of(0.0) : HandshakeLab.doubles(loss, "--loss"),
-                loopback ? List.of(10) : HandshakeLab.ints(initcwnd, "--initcwnd"), r, w, seed, out, loopback,
+                loopback ? List.of(10) : HandshakeLab.ints(iwSpec, "--initcwnd"), r, w, seed, out, loopback,
                 peers.stream().distinct().toList(), opensshBin);
         new HandshakeLab(plan, System.err).run();
         System.out.print(java.nio.file.Files.readString(out.resolve("report.md")));
