@@ -66,7 +66,9 @@ public final class HostKeyCollector implements AutoCloseable {
             if (a != null) {
                 a.key().set(key);
             }
-            return false;
+            // accepting lets the exchange finish quietly (a refusal makes MINA log a warning per probe); the
+            // session is closed at WAIT_AUTH, before any authentication is attempted
+            return a != null;
         });
         client.addSessionListener(new SessionListener() {
             @Override
