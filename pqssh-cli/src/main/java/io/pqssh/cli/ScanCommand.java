@@ -29,7 +29,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code pqssh scan}: which servers still negotiate a classical key exchange. */
-@Command(name = "scan", mixinStandardHelpOptions = true,
+@Command(name = "scan", aliases = "inventory", mixinStandardHelpOptions = true,
         description = {"Reads each target's SSH banner and KEXINIT (no login) and classifies it: post-quantum key",
                 "exchange offered, what OpenSSH 10 and pqssh would negotiate, PQ host keys, strict KEX, weak algorithms.",
                 "Exit: 0 ok, 1 a --fail-on condition matched, 2 bad arguments, 255 other errors."})
