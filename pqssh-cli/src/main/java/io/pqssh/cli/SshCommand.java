@@ -41,7 +41,8 @@ import picocli.CommandLine.Parameters;
                 "Exit status: the remote command's, or 255 on connection or authentication failure.",
                 "Options (-o): StrictHostKeyChecking yes|accept-new|no, UserKnownHostsFile, KexAlgorithms,",
                 "RequirePostQuantumKex yes|no, WarnWeakCrypto yes|no, KEMAuthentication yes|no, IdentityKEMFile,",
-                "PreferredAuthentications, PasswordAuthentication yes|no, ConnectTimeout, Port, User."})
+                "PreferredAuthentications, PasswordAuthentication yes|no, ConnectTimeout, Port, User,",
+                "NoneProbe yes|no (default no), PubkeySignDirectly yes|no (default no); see docs/round-trips.md."})
 public final class SshCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "[user@]host", description = "Destination.")
     String destination;
@@ -82,6 +83,12 @@ public final class SshCommand implements Callable<Integer> {
                 .requirePostQuantumKex(yes(o.getOrDefault("requirepostquantumkex", "no")))
                 .warnWeakCrypto(yes(o.getOrDefault("warnweakcrypto", "yes")))
                 .timeout(Duration.ofSeconds(Long.parseLong(o.getOrDefault("connecttimeout", "30"))));
+        if (o.containsKey("noneprobe")) {
+            b.noneProbe(yes(o.get("noneprobe")));
+        }
+        if (o.containsKey("pubkeysigndirectly")) {
+            b.pubkeySignDirectly(yes(o.get("pubkeysigndirectly")));
+        }
         if (o.containsKey("kexalgorithms")) {
             b.kex(PqKex.parseList(o.get("kexalgorithms")));
         }

@@ -128,6 +128,9 @@ public final class PqsshClient implements AutoCloseable {
         private List<String> preferredAuth = List.of("publickey-kem", "publickey-kem-and", "publickey", "password");
         private Duration timeout = Duration.ofSeconds(30);
         private java.nio.file.Path knownHostsForOrder;
+        // round-trip options (docs/round-trips.md); system properties set the defaults, e.g. for the lab's agent
+        private boolean noneProbe = Boolean.getBoolean("pqssh.client.noneProbe");
+        private boolean pubkeySignDirectly = Boolean.getBoolean("pqssh.client.pubkeySignDirectly");
 
         /** An explicit list also silences the weak-crypto warning, as in OpenSSH. */
         public Builder kex(List<String> names) {
@@ -186,6 +189,21 @@ public final class PqsshClient implements AutoCloseable {
             return this;
         }
 
+        /**
+         * {@code true}: send MINA's {@code none} USERAUTH_REQUEST first, as OpenSSH does. Default {@code false}: when
+         * the session holds a credential, its method's request is the first one (one round trip less).
+         */
+        public Builder noneProbe(boolean probe) {
+            this.noneProbe = probe;
+            return this;
+        }
+
+        /** {@code true}: {@code publickey} sends the signed request at once instead of waiting for PK_OK. */
+        public Builder pubkeySignDirectly(boolean direct) {
+            this.pubkeySignDirectly = direct;
+            return this;
+        }
+
         public Builder timeout(Duration d) {
             this.timeout = d;
             return this;
@@ -202,9 +220,13 @@ public final class PqsshClient implements AutoCloseable {
             List<UserAuthFactory> auth = new ArrayList<>();
             auth.add(new ClientKemUserAuthFactory(KemAuthMethod.PUBLICKEY_KEM));
             auth.add(new ClientKemUserAuthFactory(KemAuthMethod.PUBLICKEY_KEM_AND));
-            auth.add(UserAuthPublicKeyFactory.INSTANCE);
+            auth.add(pubkeySignDirectly ? new DirectSignUserAuthPublicKey.Factory() : UserAuthPublicKeyFactory.INSTANCE);
             auth.add(UserAuthPasswordFactory.INSTANCE);
             client.setUserAuthFactories(auth);
+            if (!noneProbe) {
+                client.setServiceFactories(List.of(new DirectUserAuthServiceFactory(),
+                        org.apache.sshd.client.session.ClientConnectionServiceFactory.INSTANCE));
+            }
             CoreModuleProperties.PREFERRED_AUTHS.set(client, String.join(",", preferredAuth));
             // MINA leaves Nagle on; with it a small flight waits for an ACK and costs a round trip
             CoreModuleProperties.TCP_NODELAY.set(client, true);
