@@ -8,6 +8,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 import org.apache.sshd.common.util.buffer.ByteArrayBuffer;
 import org.apache.sshd.server.auth.pubkey.PublickeyAuthenticator;
@@ -25,17 +28,37 @@ import io.pqssh.core.keys.authorized.RejectedLine;
  * {@code AuthorizedKeysFile}; KEM keys from the same file (type {@code mlkem768} etc.) and from
  * {@code AuthorizedKEMKeysFile} (the research implementation's format). {@code from=} and {@code expiry-time=} are
  * enforced; a key with {@code command=} is refused, since forced commands are not implemented and silently ignoring
- * one would grant more than the file says.
+ * one would grant more than the file says. With {@code StrictModes} (on in {@code pqssh server} unless
+ * {@code StrictModes no}) a file is ignored when {@link UserPaths#strictModesRefusal} gives a reason; each refusal is
+ * logged once (again only after the file passed or the reason changed).
  */
 public final class FileKeyAuthorizers {
     private static final Logger LOG = LoggerFactory.getLogger(FileKeyAuthorizers.class);
 
     private final String authorizedKeysPattern;
     private final String authorizedKemKeysPattern;
+    private final boolean strictModes;
+    private final Function<String, Optional<Path>> homes;
+    private final Consumer<String> refusalLog;
+    private final ConcurrentHashMap<Path, String> refused = new ConcurrentHashMap<>();
 
+    /** Without StrictModes (for embedding and tests whose files live in shared temporary directories). */
     public FileKeyAuthorizers(String authorizedKeysPattern, String authorizedKemKeysPattern) {
+        this(authorizedKeysPattern, authorizedKemKeysPattern, false);
+    }
+
+    public FileKeyAuthorizers(String authorizedKeysPattern, String authorizedKemKeysPattern, boolean strictModes) {
+        this(authorizedKeysPattern, authorizedKemKeysPattern, strictModes, UserPaths::home, LOG::warn);
+    }
+
+    /** {@code homes} maps a user to a home directory; {@code refusalLog} receives each StrictModes refusal. */
+    FileKeyAuthorizers(String authorizedKeysPattern, String authorizedKemKeysPattern, boolean strictModes,
+            Function<String, Optional<Path>> homes, Consumer<String> refusalLog) {
         this.authorizedKeysPattern = authorizedKeysPattern;
         this.authorizedKemKeysPattern = authorizedKemKeysPattern;
+        this.strictModes = strictModes;
+        this.homes = homes;
+        this.refusalLog = refusalLog;
     }
 
     public PublickeyAuthenticator publickey() {
@@ -77,15 +100,26 @@ public final class FileKeyAuthorizers {
         return AuthorizedKeys.of(parts.toArray(AuthorizedKeys[]::new));
     }
 
-    private static Optional<AuthorizedKeys> load(String pattern, String user, boolean kemFormat) {
+    private Optional<AuthorizedKeys> load(String pattern, String user, boolean kemFormat) {
         if ("none".equalsIgnoreCase(pattern)) {
             return Optional.empty();
         }
-        Optional<Path> p = UserPaths.resolve(pattern, user);
+        Optional<Path> home = homes.apply(user);
+        Optional<Path> p = UserPaths.resolve(pattern, user, home);
         if (p.isEmpty() || !Files.isRegularFile(p.get())) {
             return Optional.empty();
         }
         try {
+            if (strictModes) {
+                Optional<String> why = UserPaths.strictModesRefusal(p.get(), user, home);
+                if (why.isPresent()) {
+                    if (!why.get().equals(refused.put(p.get(), why.get()))) {
+                        refusalLog.accept("StrictModes: ignoring " + p.get() + " for " + user + ": " + why.get());
+                    }
+                    return Optional.empty();
+                }
+                refused.remove(p.get());
+            }
             AuthorizedKeys k = kemFormat ? AuthorizedKeys.loadKemKeys(p.get()) : AuthorizedKeys.load(p.get());
             for (RejectedLine r : k.rejected()) {
                 LOG.warn("{}", r);

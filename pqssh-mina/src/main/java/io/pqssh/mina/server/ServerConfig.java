@@ -37,6 +37,8 @@ public final class ServerConfig {
     public int maxPendingKemChallenges = 1024;
     public int maxPendingKemChallengesPerSource = 32;
     public boolean sftp = true;
+    /** sshd's StrictModes for authorized files (see {@link UserPaths#strictModesRefusal}). */
+    public boolean strictModes = true;
     /** MaxStartups, PerSourceMaxStartups, PerSourceConnectRate, MaxPreauthPacketSize. */
     public PreAuthLimits.Settings preAuth = PreAuthLimits.Settings.defaults();
 
@@ -85,6 +87,7 @@ public final class ServerConfig {
                 case "passwordfile" -> passwordFile = Path.of(value);
                 case "kexalgorithms" -> kexAlgorithms = PqKex.parseList(value);
                 case "requirepostquantumkex" -> requirePostQuantumKex = yesNo(value);
+                case "strictmodes" -> strictModes = yesNo(value);
                 case "maxauthtries" -> maxAuthTries = positive(value);
                 case "logingracetime" -> loginGraceTime = duration(value);
                 case "maxpendingkemchallenges" -> {
