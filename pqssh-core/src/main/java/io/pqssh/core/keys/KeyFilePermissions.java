@@ -1,7 +1,8 @@
 package io.pqssh.core.keys;
 
 import java.io.IOException;
-import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
@@ -66,7 +67,22 @@ public final class KeyFilePermissions {
         write(file, content.getBytes(StandardCharsets.UTF_8), PUBLIC);
     }
 
+    /** A step run on the complete, synced temporary file just before the rename (tests inject failures here). */
+    interface BeforeRename {
+        void run(Path tmp) throws IOException;
+    }
+
     private static void write(Path file, byte[] content, Set<PosixFilePermission> perms) throws IOException {
+        write(file, content, perms, tmp -> { });
+    }
+
+    /**
+     * Writes {@code content} into a new temporary file in the target's directory, forces it to disk, then renames it
+     * over the target (atomically where the file system can). On any error the temporary file is deleted and an
+     * existing target is left as it was: a key file is never truncated or rewritten in place.
+     */
+    static void write(Path file, byte[] content, Set<PosixFilePermission> perms, BeforeRename beforeRename)
+            throws IOException {
         Path abs = file.toAbsolutePath();
         Path dir = abs.getParent();
         boolean posix = Files.getFileAttributeView(dir, PosixFileAttributeView.class) != null;
@@ -79,20 +95,35 @@ public final class KeyFilePermissions {
             tmp = Files.createTempFile(dir, "." + abs.getFileName() + ".", ".tmp");
         }
         try {
-            try (OutputStream out = Files.newOutputStream(tmp, StandardOpenOption.WRITE,
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE,
                     StandardOpenOption.TRUNCATE_EXISTING)) {
-                out.write(content);
+                ByteBuffer buf = ByteBuffer.wrap(content);
+                while (buf.hasRemaining()) {
+                    ch.write(buf);
+                }
+                ch.force(true); // the data is on disk before the name points at it
             }
             if (posix) {
                 Files.setPosixFilePermissions(tmp, perms); // exact mode, independent of the umask
             }
+            beforeRename.run(tmp);
             try {
                 Files.move(tmp, abs, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (AtomicMoveNotSupportedException e) {
                 Files.move(tmp, abs, StandardCopyOption.REPLACE_EXISTING);
             }
+            syncDirectory(dir);
         } finally {
             Files.deleteIfExists(tmp);
+        }
+    }
+
+    /** Makes the rename durable; best effort, as not every file system lets a directory be opened and synced. */
+    private static void syncDirectory(Path dir) {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        } catch (IOException | UnsupportedOperationException e) {
+            // the file itself is complete and synced; only the rename's durability after a crash is not assured
         }
     }
 
