@@ -1,5 +1,6 @@
 package io.pqssh.cli;
 
+import io.pqssh.cli.lab.DecapsTimingCommand;
 import io.pqssh.cli.lab.LabHandshakeCommand;
 import io.pqssh.cli.lab.LabLinkCleanupCommand;
 import io.pqssh.cli.lab.LabLinkCommand;
@@ -23,6 +24,7 @@ import picocli.CommandLine.Spec;
                 LoadCommand.class,
                 PendingCommand.class,
                 TransferCommand.class,
+                DecapsTimingCommand.class,
         })
 public final class LabCommand implements Runnable {
     @Spec
