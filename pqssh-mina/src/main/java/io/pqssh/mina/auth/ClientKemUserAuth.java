@@ -118,6 +118,21 @@ public final class ClientKemUserAuth extends AbstractUserAuth {
         return true;
     }
 
+    /**
+     * A FAILURE that does not list this method means "not at this step" (e.g. {@code publickey,publickey-kem} before
+     * the first step is done), not "your key was refused": the method may be tried again once the server lists it.
+     */
+    @Override
+    public void signalAuthMethodFailure(ClientSession session, String service, boolean partial,
+            java.util.List<String> serverMethods, Buffer buffer) throws Exception {
+        if (!serverMethods.contains(method.wireName())) {
+            Set<String> tried = session.getAttribute(TRIED);
+            if (tried != null) {
+                tried.remove(method.wireName());
+            }
+        }
+    }
+
     private void reject(ClientSession session, String reason) {
         log.warn("{}: challenge refused, no response sent: {}", method.wireName(), reason);
         session.setAttribute(REJECTION, reason);
