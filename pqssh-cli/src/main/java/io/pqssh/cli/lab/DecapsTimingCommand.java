@@ -17,14 +17,17 @@ public final class DecapsTimingCommand implements Callable<Integer> {
     @Option(names = "--out", description = "Write decaps-timing.json and decaps-timing.md here.")
     Path out;
 
-    @Option(names = "--quick", description = "A few seconds in this JVM instead of ~4 minutes in forked JVMs.")
+    @Option(names = "--quick", description = "A few seconds in this JVM instead of ~5 minutes in forked JVMs.")
     boolean quick;
 
     @Option(names = "--kem", description = "mlkem512, mlkem768 (default) or mlkem1024.")
     String kem = "mlkem768";
 
-    @Option(names = "--forks", description = "JMH forks per case (default 2, --quick 0 = this JVM).")
+    @Option(names = "--forks", description = "JMH forks per case and round (default 1, --quick 0 = this JVM).")
     Integer forks;
+
+    @Option(names = "--rounds", description = "Rounds over all cases, order rotated (default 3, --quick 1).")
+    Integer rounds;
 
     @Override
     public Integer call() throws Exception {
@@ -34,8 +37,13 @@ public final class DecapsTimingCommand implements Callable<Integer> {
             if (forks < 0) {
                 throw new IllegalArgumentException("--forks must be >= 0");
             }
-            s = new DecapsTimingLab.Settings(a, forks, s.warmupIterations(), s.warmupMillis(), s.iterations(),
-                    s.iterationMillis());
+            s = s.withForks(forks);
+        }
+        if (rounds != null) {
+            if (rounds < 1) {
+                throw new IllegalArgumentException("--rounds must be >= 1");
+            }
+            s = s.withRounds(rounds);
         }
         DecapsTimingLab.Report r = DecapsTimingLab.run(s, System.err);
         System.out.print(DecapsTimingLab.markdown(r));

@@ -34,15 +34,27 @@ import io.pqssh.core.kem.KemAlgorithm;
 public final class DecapsTimingLab {
     public static final double REFERENCE_SPREAD_PCT = 0.5;
 
-    /** Run settings; {@code forks == 0} runs in this JVM. */
-    public record Settings(KemAlgorithm algorithm, int forks, int warmupIterations, int warmupMillis,
+    /**
+     * Run settings; {@code forks == 0} runs in this JVM. Every case is measured once per round, in an order rotated
+     * from round to round, and a class's median is the median of its round medians: load that drifts over minutes
+     * (a shared machine) then spreads over all classes instead of favouring the ones measured in a quiet moment.
+     */
+    public record Settings(KemAlgorithm algorithm, int rounds, int forks, int warmupIterations, int warmupMillis,
             int iterations, int iterationMillis) {
         public static Settings standard(KemAlgorithm a) {
-            return new Settings(a, 2, 3, 1000, 5, 1000);
+            return new Settings(a, 3, 1, 2, 1000, 3, 1000);
         }
 
         public static Settings quick(KemAlgorithm a) {
-            return new Settings(a, 0, 1, 100, 1, 150);
+            return new Settings(a, 1, 0, 1, 100, 1, 150);
+        }
+
+        public Settings withForks(int f) {
+            return new Settings(algorithm, rounds, f, warmupIterations, warmupMillis, iterations, iterationMillis);
+        }
+
+        public Settings withRounds(int r) {
+            return new Settings(algorithm, r, forks, warmupIterations, warmupMillis, iterations, iterationMillis);
         }
     }
 
@@ -51,11 +63,12 @@ public final class DecapsTimingLab {
             @JsonProperty("ciphertext_bytes") int ciphertextBytes,
             @JsonProperty("same_length") boolean sameLength,
             @JsonProperty("median_ns") double medianNs, @JsonProperty("p90_ns") double p90Ns,
-            @JsonProperty("mean_ns") double meanNs, long n) {
+            @JsonProperty("mean_ns") double meanNs, long n,
+            @JsonProperty("round_medians_ns") List<Double> roundMediansNs) {
     }
 
     /** The whole report, as written to decaps-timing.json. */
-    public record Report(String algorithm, String jvm, int cpus, int forks,
+    public record Report(String algorithm, String jvm, int cpus, int rounds, int forks,
             @JsonProperty("warmup_iterations") int warmupIterations, @JsonProperty("warmup_ms") int warmupMillis,
             int iterations, @JsonProperty("iteration_ms") int iterationMillis, List<ClassTiming> results,
             @JsonProperty("client_same_length_spread_pct") double clientSpreadPct,
@@ -82,52 +95,83 @@ public final class DecapsTimingLab {
     }
 
     public static Report run(Settings s, PrintStream progress) throws RunnerException {
-        if (s.forks() < 0 || s.iterations() < 1 || s.warmupIterations() < 0 || s.iterationMillis() < 10) {
-            throw new IllegalArgumentException("forks >= 0, iterations >= 1, iteration time >= 10 ms");
+        if (s.rounds() < 1 || s.forks() < 0 || s.iterations() < 1 || s.warmupIterations() < 0
+                || s.iterationMillis() < 10) {
+            throw new IllegalArgumentException("rounds >= 1, forks >= 0, iterations >= 1, iteration time >= 10 ms");
         }
         List<String[]> cases = cases();
+        int k = cases.size();
+        double[][] med = new double[k][s.rounds()];
+        double[][] p90 = new double[k][s.rounds()];
+        double[][] mean = new double[k][s.rounds()];
+        long[] n = new long[k];
+        int done = 0;
+        for (int round = 0; round < s.rounds(); round++) {
+            for (int j = 0; j < k; j++) {
+                int idx = (j + round * (k / s.rounds() + 1)) % k; // rotated start each round
+                String[] c = cases.get(idx);
+                Statistics st = measure(s, c);
+                med[idx][round] = st.getPercentile(50.0);
+                p90[idx][round] = st.getPercentile(90.0);
+                mean[idx][round] = st.getMean();
+                n[idx] += st.getN();
+                done++;
+                if (progress != null) {
+                    progress.printf(Locale.ROOT, "[%3d/%d] round %d %-6s %-17s median %10.0f ns (n=%d)%n", done,
+                            k * s.rounds(), round + 1, c[0], c[1], med[idx][round], st.getN());
+                }
+            }
+        }
         List<ClassTiming> out = new ArrayList<>();
         int ctBytes = s.algorithm().ciphertextBytes();
-        int i = 0;
-        for (String[] c : cases) {
-            i++;
-            OptionsBuilder ob = new OptionsBuilder();
-            ob.include(Pattern.quote(DecapsTimingBenchmark.class.getName() + ".run"))
-                    .param("algorithm", s.algorithm().sshName()).param("path", c[0]).param("ciphertextClass", c[1])
-                    .mode(Mode.SampleTime).timeUnit(TimeUnit.NANOSECONDS)
-                    .forks(s.forks()).warmupForks(0)
-                    .warmupIterations(s.warmupIterations()).warmupTime(TimeValue.milliseconds(s.warmupMillis()))
-                    .measurementIterations(s.iterations())
-                    .measurementTime(TimeValue.milliseconds(s.iterationMillis()))
-                    .threads(1).shouldFailOnError(true)
-                    .jvmArgsAppend("--sun-misc-unsafe-memory-access=allow").verbosity(VerboseMode.SILENT);
-            Collection<RunResult> rr = new Runner(ob.build()).run();
-            if (rr.isEmpty()) {
-                throw new RunnerException("JMH produced no result for " + c[0] + "/" + c[1]);
-            }
-            Statistics st = rr.iterator().next().getPrimaryResult().getStatistics();
+        for (int idx = 0; idx < k; idx++) {
+            String[] c = cases.get(idx);
             CiphertextClass cls = CiphertextClass.parse(c[1]);
             int len = switch (cls) {
                 case TRUNCATED -> ctBytes - 1;
                 case EXTENDED -> ctBytes + 1;
                 default -> ctBytes;
             };
-            ClassTiming t = new ClassTiming(c[0], c[1], len, cls.sameLength(), round(st.getPercentile(50.0)),
-                    round(st.getPercentile(90.0)), round(st.getMean()), st.getN());
-            out.add(t);
-            if (progress != null) {
-                progress.printf(Locale.ROOT, "[%2d/%d] %-6s %-17s median %10.0f ns (n=%d)%n", i, cases.size(),
-                        c[0], c[1], t.medianNs(), t.n());
+            List<Double> rm = new ArrayList<>();
+            for (double v : med[idx]) {
+                rm.add(round(v));
             }
+            out.add(new ClassTiming(c[0], c[1], len, cls.sameLength(), round(median(med[idx])),
+                    round(median(p90[idx])), round(median(mean[idx])), n[idx], rm));
         }
         return report(s, out);
+    }
+
+    static double median(double[] v) {
+        double[] c = v.clone();
+        java.util.Arrays.sort(c);
+        int m = c.length / 2;
+        return c.length % 2 == 1 ? c[m] : (c[m - 1] + c[m]) / 2.0;
+    }
+
+    private static Statistics measure(Settings s, String[] c) throws RunnerException {
+        OptionsBuilder ob = new OptionsBuilder();
+        ob.include(Pattern.quote(DecapsTimingBenchmark.class.getName() + ".run"))
+                .param("algorithm", s.algorithm().sshName()).param("path", c[0]).param("ciphertextClass", c[1])
+                .mode(Mode.SampleTime).timeUnit(TimeUnit.NANOSECONDS)
+                .forks(s.forks()).warmupForks(0)
+                .warmupIterations(s.warmupIterations()).warmupTime(TimeValue.milliseconds(s.warmupMillis()))
+                .measurementIterations(s.iterations())
+                .measurementTime(TimeValue.milliseconds(s.iterationMillis()))
+                .threads(1).shouldFailOnError(true)
+                .jvmArgsAppend("--sun-misc-unsafe-memory-access=allow").verbosity(VerboseMode.SILENT);
+        Collection<RunResult> rr = new Runner(ob.build()).run();
+        if (rr.isEmpty()) {
+            throw new RunnerException("JMH produced no result for " + c[0] + "/" + c[1]);
+        }
+        return rr.iterator().next().getPrimaryResult().getStatistics();
     }
 
     static Report report(Settings s, List<ClassTiming> results) {
         double client = spread(results, DecapsTimingBenchmark.CLIENT);
         double raw = spread(results, DecapsTimingBenchmark.RAW);
         return new Report(s.algorithm().sshName(), System.getProperty("java.vm.name") + " "
-                + System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(), s.forks(),
+                + System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(), s.rounds(), s.forks(),
                 s.warmupIterations(), s.warmupMillis(), s.iterations(), s.iterationMillis(), List.copyOf(results),
                 client, raw, Math.max(client, raw), REFERENCE_SPREAD_PCT);
     }
@@ -164,9 +208,9 @@ public final class DecapsTimingLab {
 
     public static String markdown(Report r) {
         StringBuilder md = new StringBuilder("# Decapsulation timing by ciphertext class (pqssh lab decaps-timing)\n\n");
-        md.append(String.format(Locale.ROOT, "%s, JMH sample time, %d fork(s) x %d x %d ms after %d x %d ms warm-up,"
+        md.append(String.format(Locale.ROOT, "%s, JMH sample time, %d round(s) (median of the round medians), %d fork(s) x %d x %d ms after %d x %d ms warm-up,"
                 + " one thread, %s, %d CPUs. `client` = `KemAuthClient.respond` (checks + decapsulation + HMAC);"
-                + " `raw` = `MlKem.decapsulate`. Times in microseconds.%n%n", r.algorithm(), r.forks(),
+                + " `raw` = `MlKem.decapsulate`. Times in microseconds.%n%n", r.algorithm(), r.rounds(), r.forks(),
                 r.iterations(), r.iterationMillis(), r.warmupIterations(), r.warmupMillis(), r.jvm(), r.cpus()));
         md.append("| class | ct bytes | client median | client p90 | raw median | raw p90 |\n");
         md.append("|---|---:|---:|---:|---:|---:|\n");

@@ -40,7 +40,7 @@ class DecapsTimingLabTest {
         Set<String> raw = new HashSet<>();
         for (JsonNode o : results) {
             for (String f : List.of("path", "class", "ciphertext_bytes", "same_length", "median_ns", "p90_ns",
-                    "mean_ns", "n")) {
+                    "mean_ns", "n", "round_medians_ns")) {
                 assertTrue(o.has(f), "missing " + f + " in " + o);
             }
             assertTrue(o.get("median_ns").asDouble() > 0 && o.get("n").asLong() > 0, o.toString());
@@ -63,6 +63,7 @@ class DecapsTimingLabTest {
             assertTrue(json.get(f).isNumber() && json.get(f).asDouble() >= 0, f + " in " + json);
         }
         assertEquals(0.5, json.get("reference_spread_pct").asDouble());
+        assertEquals(1, json.get("rounds").asInt());
         String md = Files.readString(dir.resolve("decaps-timing.md"));
         assertTrue(md.contains("| extended-1 | 1089 |") && md.contains("rejected before decapsulation")
                 && md.contains("Max spread"), md);
@@ -95,13 +96,21 @@ class DecapsTimingLabTest {
     }
 
     @Test
+    void medianOfRoundMedians() {
+        assertEquals(2.0, DecapsTimingLab.median(new double[] {3, 1, 2}));
+        assertEquals(2.5, DecapsTimingLab.median(new double[] {4, 1, 2, 3}));
+        assertThrows(IllegalArgumentException.class, () -> DecapsTimingLab.run(
+                DecapsTimingLab.Settings.quick(KemAlgorithm.MLKEM768).withRounds(0), null));
+    }
+
+    @Test
     void spreadIsMaxMinusMinOverMinOfSameLengthMedians() {
         List<DecapsTimingLab.ClassTiming> ts = List.of(
-                new DecapsTimingLab.ClassTiming("client", "valid", 1088, true, 100, 0, 0, 1),
-                new DecapsTimingLab.ClassTiming("client", "random", 1088, true, 101, 0, 0, 1),
-                new DecapsTimingLab.ClassTiming("client", "truncated-1", 1087, false, 5, 0, 0, 1),
-                new DecapsTimingLab.ClassTiming("raw", "valid", 1088, true, 50, 0, 0, 1),
-                new DecapsTimingLab.ClassTiming("raw", "all-zero", 1088, true, 51, 0, 0, 1));
+                new DecapsTimingLab.ClassTiming("client", "valid", 1088, true, 100, 0, 0, 1, List.of()),
+                new DecapsTimingLab.ClassTiming("client", "random", 1088, true, 101, 0, 0, 1, List.of()),
+                new DecapsTimingLab.ClassTiming("client", "truncated-1", 1087, false, 5, 0, 0, 1, List.of()),
+                new DecapsTimingLab.ClassTiming("raw", "valid", 1088, true, 50, 0, 0, 1, List.of()),
+                new DecapsTimingLab.ClassTiming("raw", "all-zero", 1088, true, 51, 0, 0, 1, List.of()));
         assertEquals(1.0, DecapsTimingLab.spread(ts, "client"), 1e-9);
         assertEquals(2.0, DecapsTimingLab.spread(ts, "raw"), 1e-9);
         assertThrows(IllegalStateException.class, () -> DecapsTimingLab.spread(ts.subList(0, 1), "client"));
