@@ -6,7 +6,6 @@ import java.security.KeyFactory;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.Provider;
-import java.security.PublicKey;
 import java.security.SecureRandom;
 import java.security.Security;
 import java.security.Signature;
@@ -17,16 +16,15 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
-import io.pqssh.core.auth.AuthContext;
 import io.pqssh.core.auth.KemAuthClient;
 import io.pqssh.core.auth.KemAuthRequest;
 import io.pqssh.core.auth.KemAuthServer;
 import io.pqssh.core.auth.KemChallenge;
 import io.pqssh.core.auth.KemCredential;
-import io.pqssh.core.auth.ResponseDerivation;
 import io.pqssh.core.kem.Encapsulation;
 import io.pqssh.core.kem.KemAlgorithm;
 import io.pqssh.core.kem.KemKeyPair;
+import io.pqssh.core.kem.KemProviders;
 import io.pqssh.core.kem.MlKem;
 import io.pqssh.core.sig.SignatureKeyType;
 import io.pqssh.core.sig.SshPublicKey;
@@ -168,7 +166,7 @@ public record PrimitiveCase(String algorithm, String provider, String operation)
         Encapsulation enc = MlKem.encapsulate(alg, pk, rnd);
         byte[] ct = enc.ciphertext();
         check(Arrays.equals(kp.decapsulate(ct), enc.sharedSecret()), "decapsulation mismatch");
-        KemAuthServer server = new KemAuthServer(rnd);
+        KemAuthServer server = new KemAuthServer(rnd, KemProviders.bc());
         KemAuthRequest req = KemAuthRequest.kem("lab", "ssh-connection", new KemCredential(alg.sshName(), pk));
         KemAuthServer.IssuedChallenge ic = server.issue(sid, req);
         byte[] good = KemAuthClient.respond(sid, req, ic.challenge(), kp);
@@ -193,8 +191,6 @@ public record PrimitiveCase(String algorithm, String provider, String operation)
         KeyPair kp = kpg.generateKeyPair();
         byte[] spki = kp.getPublic().getEncoded();
         byte[] raw = Arrays.copyOfRange(spki, spki.length - alg.publicKeyBytes(), spki.length);
-        byte[] prefix = Arrays.copyOf(spki, spki.length - raw.length);
-        KeyFactory kf = KeyFactory.getInstance("ML-KEM", jdkProvider("KeyFactory", "ML-KEM"));
         KEM kem = KEM.getInstance("ML-KEM", prov);
         KEM.Encapsulated e = kem.newEncapsulator(kp.getPublic(), rnd).encapsulate();
         byte[] ct = e.encapsulation();
@@ -205,21 +201,16 @@ public record PrimitiveCase(String algorithm, String provider, String operation)
         KemCredential cred = new KemCredential(alg.sshName(), raw);
         KemAuthRequest req = KemAuthRequest.kem("lab", "ssh-connection", cred);
         byte[] wrong = new byte[32];
+        KemAuthServer jdkServer = new KemAuthServer(rnd, KemProviders.jdk()
+                .orElseThrow(() -> new IllegalStateException("the JDK has no ML-KEM")));
+        check(KemProviders.disagreement(jdkServer.encapsulator(), 1).isEmpty(), "JDK and BC ML-KEM disagree");
         return switch (operation) {
             case "keygen" -> kpg::generateKeyPair;
             case "encaps" -> () -> kem.newEncapsulator(kp.getPublic(), rnd).encapsulate();
             case "decaps" -> () -> kem.newDecapsulator(kp.getPrivate()).decapsulate(ct);
-            // same steps as KemAuthServer.issue + PendingChallenge.verify, with the JDK's ML-KEM; the raw key from
-            // the wire has to become a JCA key first, which is part of the cost
-            case ONLINE -> () -> {
-                PublicKey pub = kf.generatePublic(new X509EncodedKeySpec(concat(prefix, cred.publicKey())));
-                KEM.Encapsulated en = kem.newEncapsulator(pub, rnd).encapsulate();
-                byte[] ss = en.key().getEncoded();
-                KemChallenge ch = new KemChallenge(cred.alg(), cred.publicKey(), en.encapsulation());
-                byte[] expected = ResponseDerivation.derive(ss, sid, AuthContext.encode(req, ch));
-                Arrays.fill(ss, (byte) 0);
-                return java.security.MessageDigest.isEqual(expected, wrong);
-            };
+            // the server's code path (KemAuthServer.issue + PendingChallenge.verify) with the JDK's ML-KEM, which
+            // includes turning the raw wire key into a JCA key
+            case ONLINE -> () -> jdkServer.issue(sid, req).pending().verify(wrong);
             default -> throw new IllegalArgumentException("no operation " + operation + " for " + algorithm);
         };
     }

@@ -77,7 +77,10 @@ class PrimitivesLabTest {
                 csv.get(0));
         assertEquals(9, csv.size());
         PrimitivesLab.TargetCheck t = PrimitivesLab.targetCheck(rs).orElseThrow();
-        PrimitiveResult kem = PrimitivesLab.find(rs, "ML-KEM-768", "BC", PrimitiveCase.ONLINE).orElseThrow();
+        // the target uses the ML-KEM provider the server selects (KemProviders), measured in this run
+        assertEquals(io.pqssh.core.kem.KemProviders.selected().encapsulator().name(), t.kemProvider());
+        PrimitiveResult kem = PrimitivesLab.find(rs, "ML-KEM-768", t.kemProvider(), PrimitiveCase.ONLINE)
+                .orElseThrow();
         double minVerify = rs.stream().filter(r -> r.algorithm().equals("ML-DSA-65") && r.operation().equals("verify"))
                 .mapToDouble(PrimitiveResult::medianUs).min().orElseThrow();
         assertEquals(kem.medianUs() / minVerify, t.ratio(), 1e-3);

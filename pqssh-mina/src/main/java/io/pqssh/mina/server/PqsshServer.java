@@ -179,6 +179,8 @@ public final class PqsshServer implements AutoCloseable {
                 sshd.setPublickeyAuthenticator(null);
             }
             if (kem != null) {
+                // choose the ML-KEM encapsulation provider (self-check + timing in the background, logged once)
+                io.pqssh.core.kem.KemProviders.startSelection();
                 auth.add(new ServerKemUserAuthFactory(KemAuthMethod.PUBLICKEY_KEM, kem));
                 if (kemAnd) {
                     auth.add(new ServerKemUserAuthFactory(KemAuthMethod.PUBLICKEY_KEM_AND, kem));
@@ -211,6 +213,11 @@ public final class PqsshServer implements AutoCloseable {
             sshd.setShellFactory(InteractiveProcessShellFactory.INSTANCE);
             if (sftp) {
                 sshd.setSubsystemFactories(List.of(new SftpSubsystemFactory()));
+                // bulk transfer (lab transfer, issue 4): a larger channel window and packets, and SFTP reads up to
+                // 255 KiB per request instead of 63 KiB, so fewer round trips and per-packet costs per megabyte
+                CoreModuleProperties.WINDOW_SIZE.set(sshd, 8L * 1024 * 1024);
+                CoreModuleProperties.MAX_PACKET_SIZE.set(sshd, 64L * 1024);
+                org.apache.sshd.sftp.SftpModuleProperties.MAX_READDATA_PACKET_LENGTH.set(sshd, 255 * 1024);
             }
             sshd.start();
             LOG.info("pqssh server listening on {}:{} (kex {})", host, sshd.getPort(), String.join(",", kex));
