@@ -78,7 +78,8 @@ public final class UserPaths {
     /**
      * sshd's {@code StrictModes} check of an authorized file: the reason to refuse it, or empty when it may be used.
      * The file and every directory above it up to the user's home (up to {@code /} for a file outside the home)
-     * must be owned by the login user or root and not be group or world writable; those checks apply to the
+     * must be owned by the login user or root and not be group or world writable (a root-owned sticky directory
+     * such as {@code /tmp} excepted); those checks apply to the
      * resolved path, so to whatever a symlink points at. A file named inside the home must also resolve to a file
      * inside it: no symlink may lead out of the home.
      */
@@ -113,6 +114,16 @@ public final class UserPaths {
         return Optional.empty();
     }
 
+    /**
+     * A root-owned directory with the sticky bit (like {@code /tmp}, mode 1777): only an entry's owner (or root) may
+     * rename or remove it there, and the entry itself is checked, so it cannot be swapped by another user. sshd
+     * refuses such a parent; pqssh accepts it (a deliberate difference, documented in docs/server-config.md).
+     */
+    private static boolean rootOwnedSticky(Path p, int uid, PosixFileAttributes a) throws IOException {
+        return uid == 0 && a.isDirectory()
+                && (((Number) Files.getAttribute(p, "unix:mode", LinkOption.NOFOLLOW_LINKS)).intValue() & 01000) != 0;
+    }
+
     private static Optional<String> badOwnerOrMode(Path p, String user, String what) throws IOException {
         PosixFileAttributeView view = Files.getFileAttributeView(p, PosixFileAttributeView.class,
                 LinkOption.NOFOLLOW_LINKS);
@@ -126,8 +137,8 @@ public final class UserPaths {
             return Optional.of("bad ownership for " + what + " " + p + ": owned by " + owner + ", not " + user
                     + " or root");
         }
-        if (a.permissions().contains(PosixFilePermission.GROUP_WRITE)
-                || a.permissions().contains(PosixFilePermission.OTHERS_WRITE)) {
+        if ((a.permissions().contains(PosixFilePermission.GROUP_WRITE)
+                || a.permissions().contains(PosixFilePermission.OTHERS_WRITE)) && !rootOwnedSticky(p, uid, a)) {
             return Optional.of("bad modes for " + what + " " + p + ": "
                     + java.nio.file.attribute.PosixFilePermissions.toString(a.permissions())
                     + " is group or world writable");

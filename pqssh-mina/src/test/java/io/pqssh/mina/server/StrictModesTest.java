@@ -139,23 +139,36 @@ class StrictModesTest {
         assertEquals(0, keys(auth(true, "root"), "root"));
         assertTrue(log.get(0).contains("bad ownership for directory " + ssh), log.toString());
 
-        // above the home nothing is checked: the JUnit temp dir sits in world-writable /tmp, and it still works
+        // above the home nothing is checked
         Files.setOwner(ssh, user("root"));
-        assertTrue(Files.getPosixFilePermissions(Path.of("/tmp")).contains(
-                java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE), "/tmp is expected to be 1777");
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxrwxrwx"));
         assertEquals(2, keys(auth(true, "root"), "root"));
     }
 
     @Test
     void fileOutsideTheHomeIsCheckedUpToTheRoot() throws IOException {
-        // AuthorizedKeysFile /tmp/.../keys/%u: the walk goes up to /, so world-writable /tmp refuses it
-        Path keys = Files.createDirectory(tmp.resolve("keys"));
+        // AuthorizedKEMKeysFile /tmp/.../shared/keys/%u: the walk goes up to /, so a world-writable "shared" refuses it
+        Path shared = Files.createDirectory(tmp.resolve("shared"));
+        Path keys = Files.createDirectory(shared.resolve("keys"));
         Path f = Files.copy(akk, keys.resolve("root"));
-        FileKeyAuthorizers a = new FileKeyAuthorizers(keys + "/%u", "none", true, u -> Optional.of(home), log::add);
+        FileKeyAuthorizers a = new FileKeyAuthorizers("none", keys + "/%u", true, u -> Optional.of(home), log::add);
+        assertEquals(1, keys(a, "root")); // /tmp itself is root-owned and sticky: accepted
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
         assertEquals(0, keys(a, "root"));
-        assertTrue(log.get(0).contains("bad modes for directory /tmp"), log.toString());
-        assertEquals(Optional.of("bad modes for directory /tmp: rwxrwxrwx is group or world writable"),
+        assertTrue(log.get(0).contains("bad modes for directory " + shared), log.toString());
+        assertEquals(Optional.of("bad modes for directory " + shared + ": rwxrwxrwx is group or world writable"),
                 UserPaths.strictModesRefusal(f, "root", Optional.of(home)));
+        // sticky but not owned by root (or the user) is refused too
+        Files.setAttribute(shared, "unix:mode", 01777);
+        Files.setOwner(shared, user("nobody"));
+        assertTrue(UserPaths.strictModesRefusal(f, "root", Optional.of(home)).orElseThrow()
+                .contains("bad ownership for directory " + shared));
+        Files.setOwner(shared, user("root"));
+        assertEquals(Optional.empty(), UserPaths.strictModesRefusal(f, "root", Optional.of(home)));
+        // the sticky exception is for directories only: a world-writable file stays refused
+        Files.setAttribute(f, "unix:mode", 01666);
+        assertTrue(UserPaths.strictModesRefusal(f, "root", Optional.of(home)).orElseThrow()
+                .contains("bad modes for file " + f));
     }
 
     @Test
