@@ -179,7 +179,10 @@ public abstract class ServerProcess implements AutoCloseable {
             List<String> lines = new ArrayList<>(List.of("Port 0", "ListenAddress 127.0.0.1",
                     "HostKey " + keys.hostKey.toAbsolutePath(),
                     "AuthorizedKeysFile " + keys.authorizedKeysAll.toAbsolutePath(),
-                    "AuthorizedKEMKeysFile none", "KexAlgorithms " + kex, "MaxAuthTries 6"));
+                    "AuthorizedKEMKeysFile none", "KexAlgorithms " + kex, "MaxAuthTries 6",
+                    // pqssh server applies OpenSSH's MaxStartups 10:30:100 by default; the load lab's N workers
+                    // must not be dropped (sshd gets the same value)
+                    "MaxStartups 1024"));
             lines.addAll(extraConfig);
             Files.writeString(cfg, String.join("\n", lines) + "\n");
             Path portFile = dir.resolve("port-" + id);
