@@ -14,8 +14,9 @@ import org.slf4j.LoggerFactory;
  * <ul>
  * <li>{@code auto} (default): the JDK's ML-KEM if it exists, agrees with Bouncy Castle (JDK encapsulation, BC
  * decapsulation, same secret, every parameter set, several iterations; an unreduced key rejected) and is at least
- * {@value #MIN_SPEEDUP_PERCENT} % faster on ML-KEM-768 in a short timing (up to 1.5 s of warm-up, then 600
- * operations each, interleaved; once per JVM, in the background: see {@link #startSelection()});
+ * {@value #MIN_SPEEDUP_PERCENT} % faster on ML-KEM-768 in a short timing (passes of up to 1.5 s warm-up and 600
+ * operations each, interleaved, until two passes agree, at most {@value #MAX_PASSES}; once per JVM, in the
+ * background: see {@link #startSelection()});
  * otherwise Bouncy Castle;</li>
  * <li>{@code bc}: Bouncy Castle, no self-check;</li>
  * <li>{@code jdk}: the JDK's if it exists and agrees (no timing), otherwise Bouncy Castle with a warning.</li>
@@ -29,6 +30,7 @@ public final class KemProviders {
     static final long WARMUP_MILLIS = 1500;
     static final int WARMUP_OPS_MAX = 40_000;
     static final int TIMED_OPS = 600;
+    static final int MAX_PASSES = 5;
 
     private static final Logger LOG = LoggerFactory.getLogger(KemProviders.class);
     private static volatile KemEncapsulator current;
@@ -125,8 +127,19 @@ public final class KemProviders {
         if (m.equals("jdk")) {
             return new Selection(jdk.get(), m, "forced, agrees with BC", Double.NaN, Double.NaN, Double.NaN);
         }
+        // JIT warm-up of the JDK's ML-KEM takes seconds on a loaded machine: time in passes until two passes in a
+        // row give the same verdict (at most MAX_PASSES), and use the last
         double[] t = time(bc(), jdk.get());
         boolean faster = t[2] * (100 + MIN_SPEEDUP_PERCENT) <= 100;
+        for (int pass = 1; pass < MAX_PASSES; pass++) {
+            double[] next = time(bc(), jdk.get());
+            boolean f = next[2] * (100 + MIN_SPEEDUP_PERCENT) <= 100;
+            t = next;
+            if (f == faster) {
+                break;
+            }
+            faster = f;
+        }
         return new Selection(faster ? jdk.get() : bc(), m, faster ? "JDK agrees with BC and is faster"
                 : "JDK agrees with BC but is not " + MIN_SPEEDUP_PERCENT + " % faster", t[0], t[1], t[2]);
     }
