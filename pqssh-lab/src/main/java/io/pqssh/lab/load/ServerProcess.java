@@ -15,6 +15,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
+import io.pqssh.core.kem.KemProviders;
+
 /**
  * A server under test running as a child process on 127.0.0.1: {@code pqssh} ({@link LabServerMain} in a JVM with
  * this JVM's java and class path, or another main class such as {@code io.pqssh.cli.Main server}) or OpenSSH's
@@ -191,6 +193,13 @@ public abstract class ServerProcess implements AutoCloseable {
             List<String> cmd = new ArrayList<>();
             cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             cmd.addAll(jvmArgs);
+            if (jvmArgs.stream().noneMatch(a -> a.startsWith("-D" + KemProviders.PROPERTY + "="))) {
+                // the ML-KEM provider this JVM selected (same JDK, same machine), so that each server child only
+                // runs the self-check and not seconds of timing
+                String mode = System.getProperty(KemProviders.PROPERTY);
+                cmd.add("-D" + KemProviders.PROPERTY + "=" + (mode != null ? mode
+                        : KemProviders.selected().encapsulator().name().toLowerCase(java.util.Locale.ROOT)));
+            }
             cmd.add("-cp");
             cmd.add(System.getProperty("java.class.path"));
             if (mainClass == null) {
