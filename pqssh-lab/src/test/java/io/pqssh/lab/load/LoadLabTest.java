@@ -88,6 +88,15 @@ class LoadLabTest {
         assertNoServerLeft();
     }
 
+    /** The server child writes its port file once it listens (its start-up takes seconds on a loaded machine). */
+    private static boolean serverListening(java.nio.file.Path work) {
+        try (var files = java.nio.file.Files.walk(work, 4)) {
+            return files.anyMatch(f -> f.getFileName().toString().startsWith("port-"));
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+
     @Test
     void serverKilledMidRunGivesFailuresAndLeavesNothingBehind() throws Exception {
         LoadLab.Settings s = new LoadLab.Settings(List.of("pqssh"), List.of(LoadMethod.ED25519), List.of(2),
@@ -97,9 +106,9 @@ class LoadLabTest {
             long end = System.nanoTime() + 30_000_000_000L;
             while (System.nanoTime() < end) {
                 Optional<ProcessHandle> srv = labServer();
-                if (srv.isPresent()) {
+                if (srv.isPresent() && serverListening(dir.resolve("work"))) {
                     try {
-                        Thread.sleep(2500); // into the measured window
+                        Thread.sleep(2000); // past the 0.5 s warm-up, into the measured window
                     } catch (InterruptedException e) {
                         return;
                     }
