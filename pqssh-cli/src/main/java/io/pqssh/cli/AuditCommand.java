@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -30,24 +31,12 @@ public final class AuditCommand implements Callable<Integer> {
     @Parameters(arity = "0..*", paramLabel = "PATH", description = "files or directories (default: ~/.ssh /etc/ssh)")
     List<Path> paths = new ArrayList<>();
 
-    @Option(names = "--json", paramLabel = "FILE", description = "JSON report (- for stdout)")
-    String json;
-
-    @Option(names = "--csv", paramLabel = "FILE", description = "CSV report (- for stdout)")
-    String csv;
-
-    @Option(names = "--sarif", paramLabel = "FILE", description = "SARIF 2.1.0 report (- for stdout)")
-    String sarif;
-
-    @Option(names = "--html", paramLabel = "FILE", description = "self-contained HTML report (- for stdout)")
-    String html;
+    @Mixin
+    ReportOptions reports = new ReportOptions();
 
     @Option(names = "--fail-on", split = ",", paramLabel = "COND",
             description = "exit 1 if any: classical-keys, classical-kex (config), weak")
     List<String> failOn = new ArrayList<>();
-
-    @Option(names = {"-q", "--quiet"}, description = "no table on stdout")
-    boolean quiet;
 
     @Spec
     CommandSpec spec;
@@ -73,14 +62,11 @@ public final class AuditCommand implements Callable<Integer> {
             }
         }
         List<Finding> findings = Auditor.audit(p);
-        boolean stdoutTaken = "-".equals(json) || "-".equals(csv) || "-".equals(sarif) || "-".equals(html);
-        if (!quiet && !stdoutTaken) {
+        if (reports.printTable()) {
             System.out.print(TableReport.audit(findings));
         }
-        ScanCommand.write(json, () -> JsonReport.audit(findings));
-        ScanCommand.write(csv, () -> CsvReport.audit(findings));
-        ScanCommand.write(sarif, () -> SarifReport.audit(findings));
-        ScanCommand.write(html, () -> HtmlReport.audit(findings));
+        reports.write(() -> JsonReport.audit(findings), () -> CsvReport.audit(findings), () -> SarifReport.audit(findings),
+                () -> HtmlReport.audit(findings));
         System.out.flush();
         List<String> hit = FailOn.checkAudit(conditions, findings);
         for (String h : hit) {

@@ -25,6 +25,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -69,24 +70,12 @@ public final class ScanCommand implements Callable<Integer> {
     @Option(names = "--force-large", description = "allow more than 2^20 targets")
     boolean forceLarge;
 
-    @Option(names = "--json", paramLabel = "FILE", description = "JSON report (- for stdout)")
-    String json;
-
-    @Option(names = "--csv", paramLabel = "FILE", description = "CSV report (- for stdout)")
-    String csv;
-
-    @Option(names = "--sarif", paramLabel = "FILE", description = "SARIF 2.1.0 report (- for stdout)")
-    String sarif;
-
-    @Option(names = "--html", paramLabel = "FILE", description = "self-contained HTML report (- for stdout)")
-    String html;
+    @Mixin
+    ReportOptions reports = new ReportOptions();
 
     @Option(names = "--fail-on", split = ",", paramLabel = "COND",
             description = "exit 1 if any: classical-kex, classical-keys (no PQ host key), weak, unreachable")
     List<String> failOn = new ArrayList<>();
-
-    @Option(names = {"-q", "--quiet"}, description = "no table on stdout")
-    boolean quiet;
 
     @Spec
     CommandSpec spec;
@@ -152,27 +141,12 @@ public final class ScanCommand implements Callable<Integer> {
     }
 
     private void writeReports(List<ScanResult> results) throws IOException {
-        boolean stdoutTaken = "-".equals(json) || "-".equals(csv) || "-".equals(sarif) || "-".equals(html);
-        if (!quiet && !stdoutTaken) {
+        if (reports.printTable()) {
             System.out.print(TableReport.scan(results));
         }
-        write(json, () -> JsonReport.scan(results));
-        write(csv, () -> CsvReport.scan(results));
-        write(sarif, () -> SarifReport.scan(results));
-        write(html, () -> HtmlReport.scan(results));
+        reports.write(() -> JsonReport.scan(results), () -> CsvReport.scan(results), () -> SarifReport.scan(results),
+                () -> HtmlReport.scan(results));
         System.out.flush();
-    }
-
-    static void write(String dest, java.util.function.Supplier<String> content) throws IOException {
-        if (dest == null) {
-            return;
-        }
-        String text = content.get();
-        if (dest.equals("-")) {
-            System.out.print(text);
-        } else {
-            Files.writeString(Path.of(dest), text, StandardCharsets.UTF_8);
-        }
     }
 
     static Duration seconds(double s, String option) {
