@@ -1,0 +1,233 @@
+package io.pqssh.cli;
+
+import static io.pqssh.cli.CliHarness.pub;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The round-trip options of {@code pqssh ssh} ({@code NoneProbe}, {@code PubkeySignDirectly}, see
+ * docs/round-trips.md) against Debian's OpenSSH 9.2 {@code sshd}, with the USERAUTH requests sshd saw counted from
+ * its debug log ({@code sshd -e -o LogLevel=DEBUG3}: "userauth-request for user U service S method M" per request,
+ * and for publickey "querying" (a PK_OK probe) or "attempting" (a signed request)).
+ */
+class RoundTripInteropTest {
+    private static final Pattern REQUEST = Pattern.compile("userauth-request for user \\S+ service \\S+ method (\\S+)");
+    private static final Pattern PUBKEY = Pattern.compile("user \\S+ (querying|attempting) public key \\S+ (\\S+)");
+
+    @TempDir
+    Path dir;
+
+    private Path userKey;
+    private Path wrongKey;
+    private Path hostKey;
+    private Path authorizedKeys;
+    private Path knownHosts;
+    private Process sshd;
+    private Path sshdLog;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        CliHarness.requireBinary(CliHarness.SSHD, "openssh-server");
+        CliHarness.requireBinary(CliHarness.SSH_KEYGEN, "openssh-client");
+        Path privsep = Path.of("/run/sshd");
+        if (!Files.isDirectory(privsep)) {
+            Files.createDirectories(privsep);
+            Files.setPosixFilePermissions(privsep, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        userKey = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
+        wrongKey = CliHarness.sshKeygen(dir.resolve("id_ed25519_wrong"), "ed25519");
+        hostKey = CliHarness.sshKeygen(dir.resolve("ssh_host_ed25519_key"), "ed25519");
+        authorizedKeys = dir.resolve("authorized_keys");
+        Files.writeString(authorizedKeys, Files.readString(pub(userKey)));
+        knownHosts = dir.resolve("known_hosts");
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        if (sshd != null) {
+            sshd.destroy();
+            if (!sshd.waitFor(5, TimeUnit.SECONDS)) {
+                sshd.destroyForcibly();
+                sshd.waitFor(5, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** sshd -D -e on 127.0.0.1 with DEBUG3 logging; {@code authLines} are the first (so winning) auth settings. */
+    private int startSshd(List<String> authLines) throws Exception {
+        AssertionError last = null;
+        for (int attempt = 0; attempt < 3; attempt++) {
+            int port = CliHarness.freePort();
+            List<String> lines = new ArrayList<>(authLines);
+            lines.addAll(List.of(
+                    "ListenAddress 127.0.0.1",
+                    "HostKey " + hostKey.toAbsolutePath(),
+                    "AuthorizedKeysFile " + authorizedKeys.toAbsolutePath(),
+                    "StrictModes no",
+                    "UsePAM no",
+                    "PidFile none",
+                    "PermitRootLogin yes",
+                    "PasswordAuthentication no",
+                    "KbdInteractiveAuthentication no",
+                    "LogLevel DEBUG3",
+                    "AllowUsers " + CliHarness.user(),
+                    ""));
+            Path config = dir.resolve("sshd_config-" + port);
+            Files.writeString(config, String.join("\n", lines));
+            sshdLog = dir.resolve("sshd-" + port + ".log");
+            sshd = new ProcessBuilder(CliHarness.SSHD.toString(), "-D", "-e", "-f", config.toString(),
+                    "-p", String.valueOf(port))
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                    .redirectErrorStream(true).redirectOutput(sshdLog.toFile()).start();
+            Process p = sshd;
+            CliHarness.waitUntil(Duration.ofSeconds(10), () -> !p.isAlive()
+                    || CliHarness.read(sshdLog).contains("Server listening on 127.0.0.1 port " + port),
+                    () -> "sshd did not start listening:\n" + CliHarness.read(sshdLog));
+            if (p.isAlive() && CliHarness.portOpen(port)) {
+                return port;
+            }
+            last = new AssertionError("sshd on port " + port + " did not come up (exit "
+                    + (p.isAlive() ? "-" : p.exitValue()) + "):\n" + CliHarness.read(sshdLog));
+            p.destroyForcibly();
+            p.waitFor(5, TimeUnit.SECONDS);
+            sshd = null;
+        }
+        throw last;
+    }
+
+    private CliHarness.Result login(int port, List<Path> keys, String... options) throws Exception {
+        List<String> args = new ArrayList<>(List.of("ssh", "-p", String.valueOf(port)));
+        for (Path k : keys) {
+            args.addAll(List.of("-i", k.toString()));
+        }
+        args.addAll(List.of("-o", "UserKnownHostsFile=" + knownHosts, "-o", "StrictHostKeyChecking=accept-new",
+                "-o", "ConnectTimeout=10"));
+        for (String o : options) {
+            args.addAll(List.of("-o", o));
+        }
+        args.addAll(List.of(CliHarness.user() + "@127.0.0.1", "exit 7"));
+        return CliHarness.pqssh(args.toArray(String[]::new));
+    }
+
+    /** sshd's log lines are written by its per-connection child: wait until the connection's end is logged. */
+    private String logAfter(int offset) throws InterruptedException {
+        CliHarness.waitUntil(Duration.ofSeconds(10), () -> {
+            String s = CliHarness.read(sshdLog).substring(offset);
+            return s.contains("Connection closed") || s.contains("Disconnected from") || s.contains("do_cleanup");
+        }, () -> "sshd logged no end of the connection:\n" + CliHarness.read(sshdLog).substring(offset));
+        return CliHarness.read(sshdLog).substring(offset);
+    }
+
+    private static List<String> methods(String log) {
+        List<String> m = new ArrayList<>();
+        Matcher x = REQUEST.matcher(log);
+        while (x.find()) {
+            // after the server's EXT_INFO (publickey-hostbound@openssh.com) MINA switches to the host-bound variant
+            // for its second request: the same method as far as round trips go
+            m.add(x.group(1).equals("publickey-hostbound-v00@openssh.com") ? "publickey" : x.group(1));
+        }
+        return m;
+    }
+
+    private static List<String> pubkeyBlobs(String log) {
+        List<String> m = new ArrayList<>();
+        Matcher x = PUBKEY.matcher(log);
+        while (x.find()) {
+            m.add(x.group(2));
+        }
+        return m;
+    }
+
+    private static List<String> pubkeyKinds(String log) {
+        List<String> m = new ArrayList<>();
+        Matcher x = PUBKEY.matcher(log);
+        while (x.find()) {
+            m.add(x.group(1));
+        }
+        return m;
+    }
+
+    @Test
+    void everyCombinationOfNoneProbeAndPubkeySignDirectlyLogsInWithTheExpectedRequests() throws Exception {
+        int port = startSshd(List.of());
+        for (boolean noneProbe : new boolean[] {false, true}) {
+            for (boolean direct : new boolean[] {false, true}) {
+                String label = "NoneProbe=" + (noneProbe ? "yes" : "no") + " PubkeySignDirectly="
+                        + (direct ? "yes" : "no");
+                int offset = CliHarness.read(sshdLog).length();
+                CliHarness.Result r = login(port, List.of(userKey), "NoneProbe=" + (noneProbe ? "yes" : "no"),
+                        "PubkeySignDirectly=" + (direct ? "yes" : "no"));
+                assertEquals(7, r.rc(), label + ": " + r.all());
+                String log = logAfter(offset);
+                assertTrue(log.contains("Accepted publickey for " + CliHarness.user()), label + ":\n" + log);
+                List<String> expectedMethods = new ArrayList<>();
+                if (noneProbe) {
+                    expectedMethods.add("none");
+                }
+                expectedMethods.add("publickey");
+                if (!direct) {
+                    expectedMethods.add("publickey");
+                }
+                assertEquals(expectedMethods, methods(log), label + ": USERAUTH requests sshd saw\n" + log);
+                assertEquals(direct ? List.of("attempting") : List.of("querying", "attempting"), pubkeyKinds(log),
+                        label + ": publickey requests (querying = PK_OK probe, attempting = signed)\n" + log);
+            }
+        }
+    }
+
+    @Test
+    void wrongKeyThenRightKeyWithDirectSigningLogsInWithOneSignedRequestPerKey() throws Exception {
+        int port = startSshd(List.of());
+        int offset = CliHarness.read(sshdLog).length();
+        CliHarness.Result r = login(port, List.of(wrongKey, userKey), "PubkeySignDirectly=yes");
+        assertEquals(7, r.rc(), r.all());
+        String log = logAfter(offset);
+        assertEquals(List.of("publickey", "publickey"), methods(log), log);
+        assertEquals(List.of("attempting", "attempting"), pubkeyKinds(log), log);
+        assertTrue(log.contains("Accepted publickey for " + CliHarness.user()), log);
+        String wrongBlob = Files.readString(pub(wrongKey)).strip().split("\\s+")[1];
+        String rightBlob = Files.readString(pub(userKey)).strip().split("\\s+")[1];
+        assertEquals(List.of(wrongBlob, rightBlob), pubkeyBlobs(log), "keys in the order sshd saw them\n" + log);
+    }
+
+    @Test
+    void passwordOnlyServerAndAKeyOnlyClientFailsFastWithAClearMessage() throws Exception {
+        int port = startSshd(List.of("AuthenticationMethods password", "PasswordAuthentication yes"));
+        for (String direct : List.of("yes", "no")) {
+            int offset = CliHarness.read(sshdLog).length();
+            long t0 = System.nanoTime();
+            CliHarness.Result r = login(port, List.of(userKey), "PubkeySignDirectly=" + direct);
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertEquals(255, r.rc(), r.all());
+            assertTrue(r.err().contains("Permission denied"), r.all());
+            assertTrue(ms < 20_000, "took " + ms + " ms: " + r.all());
+            String log = logAfter(offset);
+            assertFalse(log.contains("Accepted "), log);
+            // no `none` probe (default), one publickey request answered by FAILURE(password), then the client stops
+            List<String> m = methods(log);
+            assertFalse(m.contains("none"), m + "\n" + log);
+            assertFalse(m.contains("password"), m + "\n" + log);
+            assertEquals(1, m.size(), "PubkeySignDirectly=" + direct + ": " + m + "\n" + log);
+        }
+        if (!sshd.isAlive()) {
+            fail("sshd died:\n" + CliHarness.read(sshdLog));
+        }
+    }
+}
