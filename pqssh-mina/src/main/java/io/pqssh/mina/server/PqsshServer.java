@@ -28,7 +28,7 @@ import io.pqssh.mina.kex.PqKex;
 
 /**
  * A MINA SSHD server set up the pqssh way: OpenSSH 10 KEX order, the KEM methods beside publickey and password,
- * exec through {@code /bin/sh -c}, an interactive shell and SFTP.
+ * exec through {@code /bin/sh -c}, an interactive shell, SCP and SFTP.
  */
 public final class PqsshServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PqsshServer.class);
@@ -209,7 +209,9 @@ public final class PqsshServer implements AutoCloseable {
             CoreModuleProperties.TCP_NODELAY.set(sshd, true);
             sshd.addSessionListener(new PostQuantumKexPolicy(requirePqKex,
                     kexName -> LOG.warn("connection uses non-post-quantum key exchange {}", kexName)));
-            sshd.setCommandFactory(ShellCommandFactory.INSTANCE);
+            // scp -O (legacy SCP protocol) runs "scp -t|-f ..." as an exec command: MINA's SCP; the rest via /bin/sh
+            sshd.setCommandFactory(new org.apache.sshd.scp.server.ScpCommandFactory.Builder()
+                    .withDelegate(ShellCommandFactory.INSTANCE).build());
             sshd.setShellFactory(InteractiveProcessShellFactory.INSTANCE);
             if (sftp) {
                 sshd.setSubsystemFactories(List.of(new SftpSubsystemFactory()));
