@@ -20,6 +20,8 @@ import org.apache.sshd.common.NamedFactory;
 import org.apache.sshd.common.cipher.BuiltinCiphers;
 import org.apache.sshd.common.cipher.Cipher;
 import org.apache.sshd.core.CoreModuleProperties;
+import org.apache.sshd.scp.client.ScpClient;
+import org.apache.sshd.scp.client.ScpClientCreator;
 import org.apache.sshd.common.config.keys.KeyUtils;
 import org.apache.sshd.common.kex.KexProposalOption;
 import org.apache.sshd.sftp.client.SftpClient;
@@ -34,15 +36,37 @@ import io.pqssh.lab.load.ServerProcess;
 import io.pqssh.mina.client.PqsshClient;
 
 /**
- * {@code pqssh lab transfer}: SFTP upload and download of files of the given sizes against pqssh server (MINA's
- * SFTP subsystem) and OpenSSH's sshd (sftp-server), over loopback, Ed25519 user key, sntrup761 KEX. Every transfer is
- * checked: SHA-256 of source and destination must match, else {@link IntegrityException}.
+ * {@code pqssh lab transfer}: SFTP and SCP upload and download of files of the given sizes against pqssh server
+ * (MINA's SFTP subsystem and ScpCommandFactory) and OpenSSH's sshd (sftp-server, scp -t/-f), over loopback, Ed25519
+ * user key, sntrup761 KEX; the client is MINA's (SftpClient, ScpClient). Every transfer is checked: SHA-256 of source
+ * and destination must match, else {@link IntegrityException}.
  */
 public final class TransferLab {
     public static final Path DEBIAN_SFTP_SERVER = Path.of("/usr/lib/openssh/sftp-server");
 
+    /** Protocols {@link #run} knows, in the order it runs them. */
+    public static final List<String> PROTOCOLS = List.of("sftp", "scp");
+
     public record Settings(List<String> servers, List<Long> sizes, List<String> ciphers, Path workDir,
-            Path opensshBin, Duration timeout) {
+            Path opensshBin, Duration timeout, List<String> protocols) {
+        public Settings {
+            protocols = List.copyOf(protocols);
+            if (protocols.isEmpty()) {
+                throw new IllegalArgumentException("no protocol (known: " + String.join(", ", PROTOCOLS) + ")");
+            }
+            for (String p : protocols) {
+                if (!PROTOCOLS.contains(p)) {
+                    throw new IllegalArgumentException("unknown protocol '" + p + "' (known: "
+                            + String.join(", ", PROTOCOLS) + ")");
+                }
+            }
+        }
+
+        /** SFTP and SCP. */
+        public Settings(List<String> servers, List<Long> sizes, List<String> ciphers, Path workDir, Path opensshBin,
+                Duration timeout) {
+            this(servers, sizes, ciphers, workDir, opensshBin, timeout, PROTOCOLS);
+        }
     }
 
     /** One transfer. */
@@ -187,37 +211,11 @@ public final class TransferLab {
                         if (!Files.exists(src) || Files.size(src) != size) {
                             randomFile(src, size);
                         }
-                        Path remote = s.workDir().resolve(serverName + "-remote-" + size).toAbsolutePath();
-                        Path back = data.resolve(serverName + "-back-" + size);
-                        Files.deleteIfExists(remote);
-                        Files.deleteIfExists(back);
-                        try (ClientSession session = client.login(System.getProperty("user.name"), "127.0.0.1",
-                                server.port()); SftpClient sftp = SftpClientFactory.instance().createSftpClient(session)) {
-                            String c2s = session.getNegotiatedKexParameter(KexProposalOption.C2SENC);
-                            String s2c = session.getNegotiatedKexParameter(KexProposalOption.S2CENC);
-                            String mac = session.getNegotiatedKexParameter(KexProposalOption.C2SMAC);
-                            String kex = session.getNegotiatedKexParameter(KexProposalOption.ALGORITHMS);
-                            long t0 = System.nanoTime();
-                            try (InputStream in = Files.newInputStream(src);
-                                    OutputStream o = sftp.write(remote.toString(), SFTP_BUFFER)) {
-                                copy(in, o);
-                            }
-                            double up = (System.nanoTime() - t0) / 1e9;
-                            String[] h = checkIntegrity(src, remote);
-                            out.add(result(serverName, "upload", size, up, c2s, s2c, mac, kex, h));
-                            report(progress, out.get(out.size() - 1));
-                            t0 = System.nanoTime();
-                            try (InputStream in = sftp.read(remote.toString(), SFTP_BUFFER);
-                                    OutputStream o = Files.newOutputStream(back)) {
-                                copy(in, o);
-                            }
-                            double down = (System.nanoTime() - t0) / 1e9;
-                            h = checkIntegrity(remote, back);
-                            out.add(result(serverName, "download", size, down, c2s, s2c, mac, kex, h));
-                            report(progress, out.get(out.size() - 1));
-                        } finally {
-                            Files.deleteIfExists(remote);
-                            Files.deleteIfExists(back);
+                        for (String protocol : s.protocols()) {
+                            transfer(client, server.port(), serverName, protocol, size, src,
+                                    s.workDir().resolve(serverName + "-" + protocol + "-remote-" + size)
+                                            .toAbsolutePath(),
+                                    data.resolve(serverName + "-" + protocol + "-back-" + size), out, progress);
                         }
                     }
                 }
@@ -226,31 +224,81 @@ public final class TransferLab {
         return out;
     }
 
-    private static void report(PrintStream p, Result r) {
-        if (p != null) {
-            p.printf(Locale.ROOT, "%s sftp %s %d bytes: %.1f MB/s (%s), sha256 ok%n", r.server(), r.direction(),
-                    r.bytes(), r.mbPerS(), r.cipherC2s());
+    /** One upload (src to remote) and one download (remote to back) over a fresh session, both checked. */
+    private static void transfer(PqsshClient client, int port, String serverName, String protocol, long size,
+            Path src, Path remote, Path back, List<Result> out, PrintStream progress) throws Exception {
+        Files.deleteIfExists(remote);
+        Files.deleteIfExists(back);
+        try (ClientSession session = client.login(System.getProperty("user.name"), "127.0.0.1", port)) {
+            String c2s = session.getNegotiatedKexParameter(KexProposalOption.C2SENC);
+            String s2c = session.getNegotiatedKexParameter(KexProposalOption.S2CENC);
+            String mac = session.getNegotiatedKexParameter(KexProposalOption.C2SMAC);
+            String kex = session.getNegotiatedKexParameter(KexProposalOption.ALGORITHMS);
+            SftpClient sftp = protocol.equals("sftp") ? SftpClientFactory.instance().createSftpClient(session) : null;
+            ScpClient scp = protocol.equals("scp") ? ScpClientCreator.instance().createScpClient(session) : null;
+            try {
+                long t0 = System.nanoTime();
+                if (sftp != null) {
+                    try (InputStream in = Files.newInputStream(src);
+                            OutputStream o = sftp.write(remote.toString(), SFTP_BUFFER)) {
+                        copy(in, o);
+                    }
+                } else {
+                    scp.upload(src, remote.toString());
+                }
+                double up = (System.nanoTime() - t0) / 1e9;
+                String[] h = checkIntegrity(src, remote);
+                out.add(result(serverName, protocol, "upload", size, up, c2s, s2c, mac, kex, h));
+                report(progress, out.get(out.size() - 1));
+                t0 = System.nanoTime();
+                if (sftp != null) {
+                    try (InputStream in = sftp.read(remote.toString(), SFTP_BUFFER);
+                            OutputStream o = Files.newOutputStream(back)) {
+                        copy(in, o);
+                    }
+                } else {
+                    scp.download(remote.toString(), back);
+                }
+                double down = (System.nanoTime() - t0) / 1e9;
+                h = checkIntegrity(remote, back);
+                out.add(result(serverName, protocol, "download", size, down, c2s, s2c, mac, kex, h));
+                report(progress, out.get(out.size() - 1));
+            } finally {
+                if (sftp != null) {
+                    sftp.close();
+                }
+            }
+        } finally {
+            Files.deleteIfExists(remote);
+            Files.deleteIfExists(back);
         }
     }
 
-    static Result result(String server, String dir, long size, double secs, String c2s, String s2c, String mac,
-            String kex, String[] h) {
-        return new Result(server, "sftp", dir, size, Math.round(secs * 1e6) / 1e6,
+    private static void report(PrintStream p, Result r) {
+        if (p != null) {
+            p.printf(Locale.ROOT, "%s %s %s %d bytes: %.1f MB/s (%s), sha256 ok%n", r.server(), r.protocol(),
+                    r.direction(), r.bytes(), r.mbPerS(), r.cipherC2s());
+        }
+    }
+
+    static Result result(String server, String protocol, String dir, long size, double secs, String c2s, String s2c,
+            String mac, String kex, String[] h) {
+        return new Result(server, protocol, dir, size, Math.round(secs * 1e6) / 1e6,
                 Math.round(size / 1e6 / secs * 100) / 100.0, c2s, s2c, mac, kex, h[0], h[1], h[0].equals(h[1]));
     }
 
-    /** pqssh MB/s / OpenSSH MB/s per direction and size, for the 0.8x target. */
+    /** pqssh MB/s / OpenSSH MB/s per protocol, direction and size, for the 0.8x target (set for SFTP). */
     public static List<String> ratios(List<Result> rs) {
         List<String> out = new ArrayList<>();
         for (Result p : rs) {
             if (!p.server().equals("pqssh")) {
                 continue;
             }
-            rs.stream().filter(o -> o.server().equals("openssh") && o.direction().equals(p.direction())
-                    && o.bytes() == p.bytes()).findFirst().ifPresent(o -> {
+            rs.stream().filter(o -> o.server().equals("openssh") && o.protocol().equals(p.protocol())
+                    && o.direction().equals(p.direction()) && o.bytes() == p.bytes()).findFirst().ifPresent(o -> {
                         double r = p.mbPerS() / o.mbPerS();
-                        out.add(String.format(Locale.ROOT, "%s %d bytes: pqssh/OpenSSH %.2f× (%s %s, %s %s; target ≥ 0.8: %s)",
-                                p.direction(), p.bytes(), r, p.cipherC2s(), p.server(), o.cipherC2s(), o.server(),
+                        out.add(String.format(Locale.ROOT, "%s %s %d bytes: pqssh/OpenSSH %.2f× (%s %s, %s %s; target ≥ 0.8: %s)",
+                                p.protocol(), p.direction(), p.bytes(), r, p.cipherC2s(), p.server(), o.cipherC2s(), o.server(),
                                 r >= 0.8 ? "met" : "missed") + (p.cipherC2s().equals(o.cipherC2s()) ? ""
                                         : " [different ciphers: compare with --ciphers]"));
                     });
@@ -264,16 +312,16 @@ public final class TransferLab {
                 rs);
         StringBuilder csv = new StringBuilder("server,protocol,direction,bytes,seconds,mb_per_s,cipher_c2s,cipher_s2c,"
                 + "mac,kex,sha256_source,sha256_destination,match\n");
-        StringBuilder md = new StringBuilder("# Transfer (pqssh lab transfer)\n\nSFTP over loopback, Ed25519 user key;"
+        StringBuilder md = new StringBuilder("# Transfer (pqssh lab transfer)\n\nSFTP and SCP over loopback, Ed25519 user key;"
                 + " MB = 10^6 bytes; each transfer's SHA-256 of source and destination compared.\n\n"
-                + "| server | direction | bytes | MB/s | cipher | MAC | KEX | SHA-256 match |\n"
-                + "|---|---|---:|---:|---|---|---|---|\n");
+                + "| server | protocol | direction | bytes | MB/s | cipher | MAC | KEX | SHA-256 match |\n"
+                + "|---|---|---|---:|---:|---|---|---|---|\n");
         for (Result r : rs) {
             csv.append(String.join(",", r.server(), r.protocol(), r.direction(), Long.toString(r.bytes()),
                     Double.toString(r.seconds()), Double.toString(r.mbPerS()), r.cipherC2s(), r.cipherS2c(), r.mac(),
                     r.kex(), r.sha256Source(), r.sha256Destination(), Boolean.toString(r.match()))).append('\n');
-            md.append(String.format(Locale.ROOT, "| %s | %s | %d | %.2f | %s | %s | %s | %s |%n", r.server(),
-                    r.direction(), r.bytes(), r.mbPerS(), r.cipherC2s(), r.mac(), r.kex(), r.match() ? "yes" : "NO"));
+            md.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %.2f | %s | %s | %s | %s |%n", r.server(),
+                    r.protocol(), r.direction(), r.bytes(), r.mbPerS(), r.cipherC2s(), r.mac(), r.kex(), r.match() ? "yes" : "NO"));
         }
         List<String> ratios = ratios(rs);
         if (!ratios.isEmpty()) {

@@ -23,15 +23,17 @@ class TransferLabTest {
     Path dir;
 
     @Test
-    void sftpUploadAndDownloadAgainstPqsshAndOpenSshAreIntact() throws Exception {
+    void sftpAndScpUploadAndDownloadAgainstPqsshAndOpenSshAreIntact() throws Exception {
         if (!Files.isExecutable(ServerProcess.DEBIAN_SSHD) || !Files.isExecutable(TransferLab.DEBIAN_SFTP_SERVER)) {
             fail("needs " + ServerProcess.DEBIAN_SSHD + " and " + TransferLab.DEBIAN_SFTP_SERVER
                     + ": apt-get install openssh-server");
         }
         List<TransferLab.Result> rs = TransferLab.run(new TransferLab.Settings(List.of("pqssh", "openssh"),
                 List.of(TransferLab.parseSize("3M")), List.of("aes128-ctr"), dir.resolve("w"),
-                ServerProcess.DEBIAN_SSHD, Duration.ofSeconds(30)), null);
-        assertEquals(4, rs.size(), rs.toString());
+                ServerProcess.DEBIAN_SSHD, Duration.ofSeconds(30), List.of("sftp", "scp")), null);
+        assertEquals(8, rs.size(), rs.toString());
+        assertEquals(List.of("sftp", "sftp", "scp", "scp", "sftp", "sftp", "scp", "scp"),
+                rs.stream().map(TransferLab.Result::protocol).toList());
         for (TransferLab.Result r : rs) {
             assertEquals(3_000_000, r.bytes());
             assertTrue(r.match() && r.sha256Source().equals(r.sha256Destination()), r.toString());
@@ -43,10 +45,13 @@ class TransferLabTest {
         }
         TransferLab.write(dir.resolve("out"), rs);
         JsonNode j = new ObjectMapper().readTree(dir.resolve("out/transfer.json").toFile());
-        assertEquals(4, j.size());
+        assertEquals(8, j.size());
+        assertEquals("scp", j.get(2).get("protocol").asText());
         assertTrue(j.get(0).has("mb_per_s") && j.get(0).has("sha256_destination") && j.get(0).has("cipher_c2s"));
-        assertEquals(5, Files.readAllLines(dir.resolve("out/transfer.csv")).size());
-        assertEquals(2, TransferLab.ratios(rs).size());
+        assertEquals(9, Files.readAllLines(dir.resolve("out/transfer.csv")).size());
+        assertEquals(4, TransferLab.ratios(rs).size());
+        assertTrue(TransferLab.ratios(rs).stream().anyMatch(x -> x.startsWith("scp upload 3000000 bytes")),
+                TransferLab.ratios(rs).toString());
         assertTrue(Files.readString(dir.resolve("out/transfer.md")).contains("pqssh/OpenSSH"));
     }
 
@@ -64,6 +69,14 @@ class TransferLabTest {
         assertTrue(e.getMessage().startsWith("INTEGRITY FAILURE"), e.getMessage());
         Files.write(dst, java.util.Arrays.copyOf(Files.readAllBytes(src), 99_999)); // truncated
         assertThrows(IntegrityException.class, () -> TransferLab.checkIntegrity(src, dst));
+    }
+
+    @Test
+    void unknownProtocolIsRefused() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new TransferLab.Settings(
+                List.of("pqssh"), List.of(1L), List.of(), dir, ServerProcess.DEBIAN_SSHD, Duration.ofSeconds(1),
+                List.of("sftp", "rsync")));
+        assertTrue(e.getMessage().contains("unknown protocol 'rsync'"), e.getMessage());
     }
 
     @Test
