@@ -141,7 +141,7 @@ public final class HandshakeLab {
                 Thread.sleep(Math.max(50, (long) (n.rttMs() * 2))); // let the close handshake cross the link
                 long retx = link.kernelRetransmissions() - retx0;
                 link.checkHealthy();
-                samples.add(sample(c, n, round, reply, link, retx));
+                samples.add(withMinaCounts(sample(c, n, round, reply, link, retx), reply, server, link));
                 bar.step(c.name());
             }
             bar.done();
@@ -161,14 +161,14 @@ public final class HandshakeLab {
         }
         String err = r.err() != null ? r.err() : conn == null ? "the emulator saw no connection to sshd" : null;
         if (err != null) {
-            return new Sample(c.suite(), c.name(), "openssh", n.rttMs(), n.lossPct(), n.initcwnd(), round, warm, -1, -1,
+            return Sample.of(c.suite(), c.name(), "openssh", n.rttMs(), n.lossPct(), n.initcwnd(), round, warm, -1, -1,
                     -1, -1, (r.end() - r.start()) / 1e6, -1, -1, -1, -1, -1, -1, -1, -1, retx, -1, r.kex(), r.hostKey(),
                     c.method(), err, null);
         }
         long syn = conn.firstSynNanos();
         long done = r.exitStatus() != 0 ? r.exitStatus() : r.end();
         long[] toAuth = conn.countsUntil(r.auth());
-        return new Sample(c.suite(), c.name(), "openssh", n.rttMs(), n.lossPct(), n.initcwnd(), round, warm,
+        return Sample.of(c.suite(), c.name(), "openssh", n.rttMs(), n.lossPct(), n.initcwnd(), round, warm,
                 (r.auth() - syn) / 1e6, (done - syn) / 1e6, conn.durationMs(), (r.auth() - r.start()) / 1e6,
                 (r.end() - r.start()) / 1e6, conn.bytesC2s(), conn.bytesS2c(), conn.packetsC2s(), conn.packetsS2c(),
                 toAuth[0], toAuth[1], conn.roundTripsUntil(done), conn.roundTripsUntil(r.auth()), retx,
@@ -202,7 +202,7 @@ public final class HandshakeLab {
                 int port = server.ports.get(profiles.indexOf(c.serverProfile()));
                 String reply = client.request("RUN 127.0.0.1 " + port + " " + String.join(",", c.clientKex()) + " "
                         + c.hostKey() + " " + c.auth());
-                samples.add(sample(c, (Net) t[1], (int) t[2], reply, null, -1));
+                samples.add(withMinaCounts(sample(c, (Net) t[1], (int) t[2], reply, null, -1), reply, server, null));
                 bar.step(c.name());
             }
             bar.done();
@@ -235,7 +235,7 @@ public final class HandshakeLab {
     private Sample sample(HandshakeConfig c, Net n, int round, String reply, LinkEmulator link, long retx) {
         boolean warm = round < plan.warmup();
         if (reply == null || !reply.startsWith("OK ")) {
-            return new Sample(c.suite(), c.name(), "pqssh", n.rttMs(), n.lossPct(), n.initcwnd(), round, warm, -1, -1,
+            return Sample.of(c.suite(), c.name(), "pqssh", n.rttMs(), n.lossPct(), n.initcwnd(), round, warm, -1, -1,
                     -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, retx, -1, "", "", c.method(),
                     reply == null ? "client agent gave no answer" : reply, null);
         }
@@ -250,7 +250,7 @@ public final class HandshakeLab {
         double clientWall = (tDone - t0) / 1e6;
         String err = "0".equals(f[6]) ? null : "remote true exited with " + f[6];
         if (link == null) {
-            return new Sample(c.suite(), c.name(), "pqssh", n.rttMs(), n.lossPct(), n.initcwnd(), round, warm,
+            return Sample.of(c.suite(), c.name(), "pqssh", n.rttMs(), n.lossPct(), n.initcwnd(), round, warm,
                     clientAuth, clientWall, -1, clientAuth, clientWall, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, kex, hk,
                     c.method(), err, null);
         }
@@ -261,17 +261,45 @@ public final class HandshakeLab {
             }
         }
         if (conn == null) {
-            return new Sample(c.suite(), c.name(), "pqssh", n.rttMs(), n.lossPct(), n.initcwnd(), round, warm, -1, -1,
+            return Sample.of(c.suite(), c.name(), "pqssh", n.rttMs(), n.lossPct(), n.initcwnd(), round, warm, -1, -1,
                     -1, clientAuth, clientWall, -1, -1, -1, -1, -1, -1, -1, -1, retx, -1, kex, hk, c.method(),
                     "the emulator saw no connection from port " + localPort, null);
         }
         long syn = conn.firstSynNanos();
         long[] toAuth = conn.countsUntil(tAuth);
-        return new Sample(c.suite(), c.name(), "pqssh", n.rttMs(), n.lossPct(), n.initcwnd(), round, warm,
+        return Sample.of(c.suite(), c.name(), "pqssh", n.rttMs(), n.lossPct(), n.initcwnd(), round, warm,
                 (tAuth - syn) / 1e6, (tDone - syn) / 1e6, conn.durationMs(), clientAuth, clientWall, conn.bytesC2s(),
                 conn.bytesS2c(), conn.packetsC2s(), conn.packetsS2c(), toAuth[0], toAuth[1],
                 conn.roundTripsUntil(tDone), conn.roundTripsUntil(tAuth), retx, conn.retransmissions(), kex, hk,
                 c.method(), err, wire(conn, tAuth));
+    }
+
+    /**
+     * Adds the emulator's TCP payload counts (if there is a link) and the MINA-side counts: the client agent's from
+     * its reply, the server's by asking it ({@code BYTES clientPort}) once the connection has closed.
+     */
+    private static Sample withMinaCounts(Sample s, String reply, Child server, LinkEmulator link) throws IOException {
+        if (reply == null || !reply.startsWith("OK ")) {
+            return s;
+        }
+        String[] f = reply.split(" ");
+        String localPort = f[1];
+        long cw = f.length > 10 ? Long.parseLong(f[9]) : -1;
+        long cr = f.length > 10 ? Long.parseLong(f[10]) : -1;
+        String[] b = server.request("BYTES " + localPort).split(" ");
+        long sr = b.length == 3 && b[0].equals("BYTES") ? Long.parseLong(b[1]) : -1;
+        long sw = b.length == 3 && b[0].equals("BYTES") ? Long.parseLong(b[2]) : -1;
+        long pc = -1;
+        long ps = -1;
+        if (link != null) {
+            for (Connection x : link.connections()) {
+                if (x.client.endsWith(":" + localPort)) {
+                    pc = x.payloadUntil(true, Long.MAX_VALUE);
+                    ps = x.payloadUntil(false, Long.MAX_VALUE);
+                }
+            }
+        }
+        return s.withCounts(pc, ps, cw, cr, sr, sw);
     }
 
     /** A child process speaking lines. */
@@ -313,7 +341,7 @@ public final class HandshakeLab {
             in.flush();
             String r = out.readLine();
             if (r == null) {
-                throw new IOException("lab client agent died (exit " + waitExit() + ")");
+                throw new IOException("lab child process died (exit " + waitExit() + ")");
             }
             return r;
         }

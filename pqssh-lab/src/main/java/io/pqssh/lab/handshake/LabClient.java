@@ -17,14 +17,17 @@ import io.pqssh.mina.client.PqsshClient;
  * The lab's pqssh client agent, run inside the client namespace. Reads one request per line:
  * {@code RUN host port kex1,kex2 hostkey auth}; for each it builds a fresh {@link PqsshClient}, connects, authenticates
  * as {@link LabServer#USER}, runs {@code true} and closes, then answers
- * {@code OK localPort tConnectStart tConnected tAuth tDone exitStatus} ({@link System#nanoTime()} values: the same
- * CLOCK_MONOTONIC as the link emulator's ruler) or {@code ERR message}. Keys are made before the clock starts.
+ * {@code OK localPort tConnectStart tConnected tAuth tDone exitStatus kex hostKey written read}
+ * ({@link System#nanoTime()} values: the same CLOCK_MONOTONIC as the link emulator's ruler; written/read are the
+ * TCP payload bytes MINA's transport wrote and read on the connection, see {@link MinaByteCounter}) or
+ * {@code ERR message}. Keys are made before the clock starts.
  */
 public final class LabClient {
     private LabClient() {
     }
 
     public static void main(String[] args) throws Exception {
+        MinaByteCounter.install();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         System.out.println("READY");
         System.out.flush();
@@ -59,6 +62,11 @@ public final class LabClient {
             ClientSession s = client.sshClient().connect(LabServer.USER, host, port).verify(Duration.ofSeconds(60))
                     .getSession();
             long t1 = System.nanoTime();
+            MinaByteCounter.Counted counted = MinaByteCounter.of(s.getIoSession());
+            if (counted == null) {
+                throw new IllegalStateException("MINA transport is not the counting one: " + s.getIoSession());
+            }
+            String result;
             try (s) {
                 if (auth.equals("password")) {
                     s.addPasswordIdentity(LabServer.PASSWORD);
@@ -76,8 +84,13 @@ public final class LabClient {
                 int localPort = ((java.net.InetSocketAddress) s.getIoSession().getLocalAddress()).getPort();
                 String hk = s.getNegotiatedKexParameter(org.apache.sshd.common.kex.KexProposalOption.SERVERKEYS);
                 String kx = s.getNegotiatedKexParameter(org.apache.sshd.common.kex.KexProposalOption.ALGORITHMS);
-                return "OK " + localPort + " " + t0 + " " + t1 + " " + t2 + " " + t3 + " " + rc + " " + kx + " " + hk;
+                result = "OK " + localPort + " " + t0 + " " + t1 + " " + t2 + " " + t3 + " " + rc + " " + kx + " "
+                        + hk;
             }
+            if (!counted.awaitClosed(5000)) {
+                throw new IllegalStateException("MINA transport did not report the connection closed within 5 s");
+            }
+            return result + " " + counted.bytesWritten() + " " + counted.bytesRead();
         }
     }
 }

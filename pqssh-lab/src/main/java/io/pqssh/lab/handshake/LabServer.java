@@ -3,7 +3,6 @@ package io.pqssh.lab.handshake;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 
 import io.pqssh.core.kem.KemAlgorithm;
 import io.pqssh.mina.auth.KemServerSettings;
@@ -14,7 +13,8 @@ import io.pqssh.mina.server.PqsshServer;
  * The lab's pqssh server, run inside the server namespace: one {@link PqsshServer} per profile
  * ({@code hostkey|kex1,kex2}), each with a fresh host key, publickey, publickey-kem (ML-KEM-512/768/1024) and
  * password enabled for user {@value #USER}. Prints {@code PORT i n} per profile, then {@code READY}; runs until its
- * stdin closes (so it dies with the lab).
+ * stdin closes (so it dies with the lab), answering {@code BYTES clientPort} with {@code BYTES read written}: the
+ * TCP payload bytes this server's MINA transport read and wrote on that (closed) connection ({@link MinaByteCounter}).
  *
  * <p>Authorization: user {@value #USER} may log in with <em>any</em> public key or KEM key (the lab's client keys
  * are generated per run); possession is still proven for real (signature verified, KEM challenge answered), so
@@ -33,6 +33,7 @@ public final class LabServer {
             System.exit(2);
         }
         String listen = args[0];
+        MinaByteCounter.install();
         List<PqsshServer> servers = new ArrayList<>();
         try {
             for (int i = 1; i < args.length; i++) {
@@ -52,20 +53,21 @@ public final class LabServer {
             }
             System.out.println("READY");
             System.out.flush();
-            CountDownLatch done = new CountDownLatch(1);
-            Thread t = new Thread(() -> {
-                try {
-                    while (System.in.read() >= 0) {
-                        // wait for EOF
-                    }
-                } catch (java.io.IOException ignored) {
-                    // parent gone
+            // requests on stdin, one per line, until EOF (the lab closing our stdin): "BYTES clientPort" →
+            // "BYTES read written" (this side's MINA-level TCP payload counts for that closed connection, -1 -1 if
+            // it has not closed within 5 s)
+            java.io.BufferedReader in = new java.io.BufferedReader(
+                    new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8));
+            for (String line; (line = in.readLine()) != null;) {
+                String[] f = line.trim().split(" ");
+                if (f.length == 2 && f[0].equals("BYTES")) {
+                    long[] c = MinaByteCounter.takeClosed(Integer.parseInt(f[1]), 5000);
+                    System.out.println(c == null ? "BYTES -1 -1" : "BYTES " + c[0] + " " + c[1]);
+                } else {
+                    System.out.println("ERR bad request");
                 }
-                done.countDown();
-            });
-            t.setDaemon(true);
-            t.start();
-            done.await();
+                System.out.flush();
+            }
         } finally {
             for (PqsshServer s : servers) {
                 s.close();

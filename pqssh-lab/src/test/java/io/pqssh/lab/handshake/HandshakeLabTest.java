@@ -44,6 +44,15 @@ class HandshakeLabTest {
             assertTrue(s.bytesC2sAuth() > 1000 && s.bytesC2sAuth() <= s.bytesC2s(), s.toString());
             assertTrue(s.retransmissions() == 0 && s.emulatorRetransmissions() == 0, s.toString());
             assertEquals("mlkem768x25519-sha256", s.kex(), s.toString());
+            // the emulator's TCP payload bytes are exactly what MINA wrote on one side and read on the other
+            assertTrue(s.payloadC2s() > 1000 && s.payloadS2c() > 1000, s.toString());
+            assertEquals(s.payloadC2s(), s.minaBytesC2s(), "c2s: emulator vs client MINA written " + s);
+            assertEquals(s.payloadC2s(), s.minaServerBytesC2s(), "c2s: emulator vs server MINA read " + s);
+            assertEquals(s.payloadS2c(), s.minaBytesS2c(), "s2c: emulator vs client MINA read " + s);
+            assertEquals(s.payloadS2c(), s.minaServerBytesS2c(), "s2c: emulator vs server MINA written " + s);
+            // the IP byte counts are the payload plus 40-60 B of IPv4+TCP headers per packet
+            assertTrue(s.bytesC2s() >= s.payloadC2s() + 40 * s.packetsC2s()
+                    && s.bytesC2s() <= s.payloadC2s() + 60 * s.packetsC2s(), s.toString());
         }
         // the host key crosses the wire in the KEX reply: ML-DSA-65 (1952 B key, 3309 B signature) vs Ed25519
         long ed = counted.stream().filter(s -> s.config().equals("ed25519+ed25519")).mapToLong(Sample::bytesS2cAuth)
