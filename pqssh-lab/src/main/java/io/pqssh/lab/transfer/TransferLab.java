@@ -206,6 +206,8 @@ public final class TransferLab {
                     // bulk-transfer client tuning: larger window and packets, 255 KiB SFTP requests
                     CoreModuleProperties.WINDOW_SIZE.set(client.sshClient(), 8L * 1024 * 1024);
                     CoreModuleProperties.MAX_PACKET_SIZE.set(client.sshClient(), 64L * 1024);
+                    // MINA's ScpClient would open downloaded files with SYNC (a disk flush per write); scp does not
+                    org.apache.sshd.scp.ScpModuleProperties.PROP_AUTO_SYNC_FILE_ON_WRITE.set(client.sshClient(), false);
                     for (long size : s.sizes()) {
                         Path src = data.resolve("src-" + size);
                         if (!Files.exists(src) || Files.size(src) != size) {

@@ -211,7 +211,10 @@ public final class PqsshServer implements AutoCloseable {
                     kexName -> LOG.warn("connection uses non-post-quantum key exchange {}", kexName)));
             // scp -O (legacy SCP protocol) runs "scp -t|-f ..." as an exec command: MINA's SCP; the rest via /bin/sh
             sshd.setCommandFactory(new org.apache.sshd.scp.server.ScpCommandFactory.Builder()
-                    .withDelegate(ShellCommandFactory.INSTANCE).build());
+                    .withDelegate(ShellCommandFactory.INSTANCE).withReceiveBufferSize(64 * 1024)
+                    .withSendBufferSize(64 * 1024).build());
+            // MINA's SCP opens received files with SYNC (one disk flush per 8 KiB write); OpenSSH's scp does not
+            org.apache.sshd.scp.ScpModuleProperties.PROP_AUTO_SYNC_FILE_ON_WRITE.set(sshd, false);
             sshd.setShellFactory(InteractiveProcessShellFactory.INSTANCE);
             if (sftp) {
                 sshd.setSubsystemFactories(List.of(new SftpSubsystemFactory()));
