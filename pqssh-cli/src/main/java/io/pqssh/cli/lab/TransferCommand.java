@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
 
 /** {@code pqssh lab transfer}: SFTP throughput with SHA-256 integrity checks, pqssh and OpenSSH side by side. */
 @Command(name = "transfer", mixinStandardHelpOptions = true,
-        description = {"SFTP upload and download over loopback against pqssh server and OpenSSH sshd (sftp-server);",
+        description = {"SFTP and SCP upload and download over loopback against pqssh server and OpenSSH sshd;",
                 "MB/s, negotiated cipher/MAC/KEX, SHA-256 of source and destination (a mismatch fails the run)."})
 public final class TransferCommand implements Callable<Integer> {
     @Option(names = "--sizes", split = ",", description = "File sizes (default 100M,200M; M = 10^6, MiB = 2^20).")
@@ -22,6 +22,9 @@ public final class TransferCommand implements Callable<Integer> {
 
     @Option(names = "--servers", split = ",", description = "pqssh, openssh (default both).")
     List<String> servers = new ArrayList<>(List.of("pqssh", "openssh"));
+
+    @Option(names = "--protocols", split = ",", description = "sftp, scp (default both).")
+    List<String> protocols = new ArrayList<>(List.of("sftp", "scp"));
 
     @Option(names = "--ciphers", split = ",", description = "Client cipher list, e.g. aes128-ctr (default: MINA's).")
     List<String> ciphers = new ArrayList<>();
@@ -43,7 +46,7 @@ public final class TransferCommand implements Callable<Integer> {
         List<Long> sz = sizes.stream().map(TransferLab::parseSize).toList();
         Path wd = workDir != null ? workDir : Files.createTempDirectory("pqssh-lab-transfer");
         List<TransferLab.Result> rs = TransferLab.run(new TransferLab.Settings(servers, sz, ciphers, wd, opensshBin,
-                Duration.ofMillis(Math.round(timeout * 1000))), System.err);
+                Duration.ofMillis(Math.round(timeout * 1000)), protocols), System.err);
         if (out != null) {
             TransferLab.write(out, rs);
             System.out.print(Files.readString(out.resolve("transfer.md")));
