@@ -197,8 +197,8 @@ public final class SshCommand implements Callable<Integer> {
     private static ServerKeyVerifier verifier(Map<String, String> o, String host, int port) {
         String mode = o.getOrDefault("stricthostkeychecking", "yes").toLowerCase(Locale.ROOT);
         Path kh = knownHostsFile(o);
-        return switch (mode) {
-            case "no", "off" -> AcceptAllServerKeyVerifier.INSTANCE;
+        KnownHostsServerKeyVerifier v = switch (mode) {
+            case "no", "off" -> null;
             case "accept-new" -> new KnownHostsServerKeyVerifier(AcceptAllServerKeyVerifier.INSTANCE, kh);
             case "yes", "ask" -> new KnownHostsServerKeyVerifier(
                     (ClientSession s, SocketAddress a, PublicKey k) -> {
@@ -211,6 +211,22 @@ public final class SshCommand implements Callable<Integer> {
                     }, kh);
             default -> throw new IllegalArgumentException("StrictHostKeyChecking: expected yes, accept-new or no");
         };
+        if (v == null) {
+            return AcceptAllServerKeyVerifier.INSTANCE;
+        }
+        // a changed key is refused in every checking mode, with OpenSSH's warning
+        v.setModifiedServerKeyAcceptor((s, a, entry, expected, actual) -> {
+            System.err.println("@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
+            System.err.println("@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @");
+            System.err.println("@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
+            System.err.println("The " + KeyUtils.getKeyType(actual) + " host key for " + host
+                    + (port == 22 ? "" : " port " + port) + " has changed; someone could be eavesdropping on you.");
+            System.err.println("Known key: " + KeyUtils.getFingerPrint(expected) + " (" + kh + ")");
+            System.err.println("Offered key: " + KeyUtils.getFingerPrint(actual));
+            System.err.println("Host key verification failed.");
+            return false;
+        });
+        return v;
     }
 
     static Map<String, String> parseOptions(List<String> raw) {
