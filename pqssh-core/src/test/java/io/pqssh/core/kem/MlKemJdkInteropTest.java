@@ -22,7 +22,6 @@ import java.util.HexFormat;
 import javax.crypto.KEM;
 import javax.crypto.SecretKey;
 
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -188,38 +187,6 @@ class MlKemJdkInteropTest {
                 new org.bouncycastle.crypto.params.MLKEMPublicKeyParameters(a.parameters(), bc.publicKey()), m);
         assertArrayEquals(b.getEncapsulation(), e.encapsulation());
         assertArrayEquals(b.getSecret(), e.key().getEncoded());
-    }
-
-    /**
-     * PKCS#8 seed form (draft-ietf-lamps-kyber-certificates / RFC: {@code ML-KEM-PrivateKey ::= CHOICE { seed [0]
-     * OCTET STRING (SIZE (64)), ... }}). JDK 25.0.x only reads its own older expanded-key form; when the running
-     * JDK can import the seed form, the derived public key must equal BC's.
-     */
-    @ParameterizedTest
-    @EnumSource(KemAlgorithm.class)
-    void pkcs8SeedFormIfSupported(KemAlgorithm a) throws Exception {
-        byte[] seed = new byte[64];
-        for (int j = 0; j < 64; j++) {
-            seed[j] = (byte) j;
-        }
-        int oidLast = a.ordinal() + 1;
-        ByteArrayOutputStream p8 = new ByteArrayOutputStream();
-        p8.writeBytes(HEX.parseHex("3054020100300b0609608648016503040400".substring(0, 34)));
-        p8.write(oidLast);
-        p8.writeBytes(HEX.parseHex("04428040"));
-        p8.writeBytes(seed);
-        assertEquals(86, p8.size());
-        PrivateKey sk;
-        try {
-            sk = KeyFactory.getInstance(a.fipsName()).generatePrivate(new PKCS8EncodedKeySpec(p8.toByteArray()));
-        } catch (InvalidKeySpecException e) {
-            Assumptions.abort("JDK " + Runtime.version() + " does not import the PKCS#8 seed form: " + e.getMessage());
-            return;
-        }
-        KemKeyPair bc = MlKem.fromSeed(a, seed);
-        Encapsulation enc = MlKem.encapsulate(a, bc.publicKey(), new SecureRandom());
-        assertArrayEquals(enc.sharedSecret(), KEM.getInstance("ML-KEM").newDecapsulator(sk)
-                .decapsulate(enc.ciphertext()).getEncoded());
     }
 
     @Test
