@@ -52,6 +52,15 @@ final class CliHarness {
     }
 
     /** Fails (never skips) when an OpenSSH binary is missing, naming the Debian package to install. */
+    /** sshd 9.2 refuses to start without its privilege-separation directory; a fresh container may lack it. */
+    static void ensureSshdPrivsepDir() throws java.io.IOException {
+        Path privsep = Path.of("/run/sshd");
+        if (!Files.isDirectory(privsep)) {
+            Files.createDirectories(privsep, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x")));
+        }
+    }
+
     static void requireBinary(Path binary, String debianPackage) {
         assertTrue(Files.isExecutable(binary), "MISSING " + binary + ": this OpenSSH interoperability test needs the"
                 + " Debian package '" + debianPackage + "' (apt-get install -y " + debianPackage + ")");

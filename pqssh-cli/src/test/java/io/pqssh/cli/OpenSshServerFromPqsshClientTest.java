@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,11 +36,7 @@ class OpenSshServerFromPqsshClientTest {
     void setUp() throws Exception {
         CliHarness.requireBinary(CliHarness.SSHD, "openssh-server");
         CliHarness.requireBinary(CliHarness.SSH_KEYGEN, "openssh-client");
-        Path privsep = Path.of("/run/sshd"); // sshd 9.2's privilege separation chroot
-        if (!Files.isDirectory(privsep)) {
-            Files.createDirectories(privsep);
-            Files.setPosixFilePermissions(privsep, PosixFilePermissions.fromString("rwxr-xr-x"));
-        }
+        CliHarness.ensureSshdPrivsepDir();
         userKey = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
         authorizedKeys = dir.resolve("authorized_keys");
         Files.writeString(authorizedKeys, Files.readString(pub(userKey)));

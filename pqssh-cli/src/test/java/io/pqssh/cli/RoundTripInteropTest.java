@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,11 +45,7 @@ class RoundTripInteropTest {
     void setUp() throws Exception {
         CliHarness.requireBinary(CliHarness.SSHD, "openssh-server");
         CliHarness.requireBinary(CliHarness.SSH_KEYGEN, "openssh-client");
-        Path privsep = Path.of("/run/sshd");
-        if (!Files.isDirectory(privsep)) {
-            Files.createDirectories(privsep);
-            Files.setPosixFilePermissions(privsep, PosixFilePermissions.fromString("rwxr-xr-x"));
-        }
+        CliHarness.ensureSshdPrivsepDir();
         userKey = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
         wrongKey = CliHarness.sshKeygen(dir.resolve("id_ed25519_wrong"), "ed25519");
         hostKey = CliHarness.sshKeygen(dir.resolve("ssh_host_ed25519_key"), "ed25519");

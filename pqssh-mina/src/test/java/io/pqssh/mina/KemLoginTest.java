@@ -45,7 +45,6 @@ class KemLoginTest {
             assertEquals("hello\n", PqsshClient.execToString(s, "echo hello", T));
             assertEquals(3, PqsshClient.exec(s, "exit 3", System.out, System.err, T));
         }
-        assertEquals(0, 0);
     }
 
     @Test
@@ -84,7 +83,7 @@ class KemLoginTest {
                 .publickey((u, k, sess) -> k.equals(other.getPublic()))
                 .authenticationMethods("publickey-kem-and").start();
                 PqsshClient cli = client().kemIdentity(new KemClientIdentity(key, null, sig)).start()) {
-            LoginFixture.SessionWatch w = LoginFixture.SessionWatch.on(srv);
+            ServerSessionWatch w = ServerSessionWatch.on(srv);
             assertThrows(Exception.class, () -> cli.login("alice", "127.0.0.1", srv.port()));
             assertFalse(w.anyAuthenticated());
         }
@@ -114,7 +113,7 @@ class KemLoginTest {
                 .publickey((u, k, sess) -> k.equals(sig.getPublic()))
                 .authenticationMethods("publickey,publickey-kem").start();
                 PqsshClient cli = client().kemIdentity(KemClientIdentity.of(key)).identity(sig).start()) {
-            LoginFixture.SessionWatch w = LoginFixture.SessionWatch.on(srv);
+            ServerSessionWatch w = ServerSessionWatch.on(srv);
             assertThrows(Exception.class, () -> cli.login("alice", "127.0.0.1", srv.port()));
             assertFalse(w.anyAuthenticated());
         }
@@ -135,7 +134,7 @@ class KemLoginTest {
                 assertTrue(s.isAuthenticated());
             }
             try (PqsshClient cli = client().password("wrong").start()) {
-                LoginFixture.SessionWatch w = LoginFixture.SessionWatch.on(srv);
+                ServerSessionWatch w = ServerSessionWatch.on(srv);
                 assertThrows(Exception.class, () -> cli.login("alice", "127.0.0.1", srv.port()));
                 assertFalse(w.anyAuthenticated());
             }
@@ -159,7 +158,7 @@ class KemLoginTest {
         try (PqsshServer srv = server().kex(List.of("curve25519-sha256"))
                 .publickey((u, k, sess) -> true).start();
                 PqsshClient cli = client().identity(sig).requirePostQuantumKex(true).start()) {
-            LoginFixture.SessionWatch w = LoginFixture.SessionWatch.on(srv);
+            ServerSessionWatch w = ServerSessionWatch.on(srv);
             PqsshClient.PostQuantumRequiredException e = assertThrows(
                     PqsshClient.PostQuantumRequiredException.class,
                     () -> cli.login("alice", "127.0.0.1", srv.port()));

@@ -184,7 +184,7 @@ class KemRejectionTest {
         try (PqsshServer srv = server().kem(settings().build()).start();
                 PqsshClient cli = rogueClient(rogue, null)) {
             ServerAuthProbe probe = ServerAuthProbe.on(srv);
-            LoginFixture.SessionWatch w = LoginFixture.SessionWatch.on(srv);
+            ServerSessionWatch w = ServerSessionWatch.on(srv);
             try (ClientSession s = connect(cli, srv, null)) {
                 s.auth().verify(T);
                 assertTrue(s.isAuthenticated());
@@ -204,7 +204,7 @@ class KemRejectionTest {
         RogueKemClientAuth.Factory rogue = new RogueKemClientAuth.Factory(other768);
         try (PqsshServer srv = server().kem(settings().build()).start()) {
             ServerAuthProbe probe = ServerAuthProbe.on(srv);
-            LoginFixture.SessionWatch w = LoginFixture.SessionWatch.on(srv);
+            ServerSessionWatch w = ServerSessionWatch.on(srv);
             try (PqsshClient cli = rogueClient(rogue, null); ClientSession s = connect(cli, srv, null)) {
                 assertAuthFails(s);
             }
@@ -221,7 +221,7 @@ class KemRejectionTest {
             assertEquals(0, probe.kemResponses.get());
             assertTrue(probe.successes.isEmpty());
             assertFalse(w.anyAuthenticated());
-            assertEquals(2, w.sessions.size());
+            assertEquals(2, w.sessions().size());
             assertPendingDrains(srv);
         }
     }
@@ -232,7 +232,7 @@ class KemRejectionTest {
         KemServerSettings kem = settings().allowedAlgorithms(EnumSet.of(KemAlgorithm.MLKEM1024)).build();
         try (PqsshServer srv = server().kem(kem).start()) {
             ServerAuthProbe probe = ServerAuthProbe.on(srv);
-            LoginFixture.SessionWatch w = LoginFixture.SessionWatch.on(srv);
+            ServerSessionWatch w = ServerSessionWatch.on(srv);
             try (PqsshClient cli = rogueClient(rogue, null); ClientSession s = connect(cli, srv, null)) {
                 assertAuthFails(s);
             }
@@ -253,7 +253,7 @@ class KemRejectionTest {
         PasswordAuthenticator pw = (u, p, s) -> "pw".equals(p);
         try (PqsshServer srv = server().password(pw).start()) {
             ServerAuthProbe probe = ServerAuthProbe.on(srv);
-            LoginFixture.SessionWatch w = LoginFixture.SessionWatch.on(srv);
+            ServerSessionWatch w = ServerSessionWatch.on(srv);
             try (PqsshClient cli = client().timeout(T).kemIdentity(KemClientIdentity.of(key768)).start()) {
                 ClientWatch cw = ClientWatch.on(cli);
                 Exception e = assertTimeoutPreemptively(Duration.ofSeconds(15),
@@ -263,7 +263,7 @@ class KemRejectionTest {
             }
             assertEquals(0, probe.kemRequests.get());
             assertEquals(List.of(), probe.requests);
-            assertEquals(1, w.sessions.size());
+            assertEquals(1, w.sessions().size());
             assertFalse(w.anyAuthenticated());
         }
     }
@@ -301,7 +301,7 @@ class KemRejectionTest {
         });
         try (PqsshServer srv = server().kem(settings().build()).start()) {
             ServerAuthProbe probe = ServerAuthProbe.on(srv);
-            LoginFixture.SessionWatch w = LoginFixture.SessionWatch.on(srv);
+            ServerSessionWatch w = ServerSessionWatch.on(srv);
             try (PqsshClient cli = rogueClient(rogue, null); ClientSession s = connect(cli, srv, null)) {
                 assertAuthFails(s);
             }
@@ -323,7 +323,7 @@ class KemRejectionTest {
                 .respond(r -> List.of(flipBit(r.honest(), 0), r.honest()));
         try (PqsshServer srv = server().kem(settings().build()).start()) {
             ServerAuthProbe probe = ServerAuthProbe.on(srv);
-            LoginFixture.SessionWatch w = LoginFixture.SessionWatch.on(srv);
+            ServerSessionWatch w = ServerSessionWatch.on(srv);
             try (PqsshClient cli = rogueClient(rogue, null); ClientSession s = connect(cli, srv, null)) {
                 assertAuthFails(s);
             }
@@ -347,7 +347,7 @@ class KemRejectionTest {
             assertNotNull(captured);
             assertEquals(List.of("publickey-kem"), probe.successes);
 
-            LoginFixture.SessionWatch w = LoginFixture.SessionWatch.on(srv);
+            ServerSessionWatch w = ServerSessionWatch.on(srv);
             AtomicReference<byte[]> ownHonest = new AtomicReference<>();
             RogueKemClientAuth.Factory replay = new RogueKemClientAuth.Factory(key768).respond(r -> {
                 ownHonest.set(r.honest());
@@ -358,7 +358,7 @@ class KemRejectionTest {
             }
             assertEquals(1, replay.responses.get());
             assertFalse(Arrays.equals(captured, ownHonest.get()), "two sessions derived the same response");
-            assertEquals(1, w.sessions.size());
+            assertEquals(1, w.sessions().size());
             assertFalse(w.anyAuthenticated());
             assertEquals(List.of("publickey-kem"), probe.successes, "only session 1 may have logged in");
             assertPendingDrains(srv);
@@ -423,7 +423,7 @@ class KemRejectionTest {
         try (PqsshServer srv = server().kem(kem).start();
                 PqsshClient cli = client().timeout(T).kemIdentity(KemClientIdentity.of(key768)).start()) {
             ServerAuthProbe probe = ServerAuthProbe.on(srv);
-            LoginFixture.SessionWatch w = LoginFixture.SessionWatch.on(srv);
+            ServerSessionWatch w = ServerSessionWatch.on(srv);
             ClientWatch cw = ClientWatch.on(cli);
             if (m.logsIn) {
                 try (ClientSession s = cli.login("alice", "127.0.0.1", srv.port())) {
@@ -516,7 +516,7 @@ class KemRejectionTest {
         try (PqsshServer srv = server().kem(kem).start();
                 PqsshClient cli = client().timeout(T).kemIdentity(KemClientIdentity.of(key768)).start()) {
             ServerAuthProbe probe = ServerAuthProbe.on(srv);
-            LoginFixture.SessionWatch w = LoginFixture.SessionWatch.on(srv);
+            ServerSessionWatch w = ServerSessionWatch.on(srv);
             ClientWatch cw = ClientWatch.on(cli);
             assertThrows(Exception.class, () -> cli.login("alice", "127.0.0.1", srv.port()));
             assertEquals(1, issued.get());
@@ -542,7 +542,7 @@ class KemRejectionTest {
         RogueKemClientAuth.Factory holder = new RogueKemClientAuth.Factory(key768).respond(r -> List.of());
         try (PqsshServer srv = server().kem(kem).start()) {
             ServerAuthProbe probe = ServerAuthProbe.on(srv);
-            LoginFixture.SessionWatch w = LoginFixture.SessionWatch.on(srv);
+            ServerSessionWatch w = ServerSessionWatch.on(srv);
             try (PqsshClient rogueCli = rogueClient(holder, null);
                     PqsshClient honest = client().timeout(T).kemIdentity(KemClientIdentity.of(key768)).start()) {
                 ClientSession held = connect(rogueCli, srv, null);
@@ -576,7 +576,7 @@ class KemRejectionTest {
     void newRequestWhilePendingDropsThePendingState() throws Exception {
         RogueKemClientAuth.Factory holder = new RogueKemClientAuth.Factory(key768).respond(r -> List.of());
         try (PqsshServer srv = server().kem(settings().build()).start()) {
-            LoginFixture.SessionWatch w = LoginFixture.SessionWatch.on(srv);
+            ServerSessionWatch w = ServerSessionWatch.on(srv);
             ServerAuthProbe probe = ServerAuthProbe.on(srv);
             try (PqsshClient cli = rogueClient(holder, null); ClientSession s = connect(cli, srv, null)) {
                 AuthFuture auth = s.auth();
@@ -601,7 +601,7 @@ class KemRejectionTest {
         RogueKemClientAuth.Factory rogue = new RogueKemClientAuth.Factory(key768);
         rogue.respond(r -> rogue.received.size() == 1 ? List.of() : List.of(rogue.received.get(0).honest()));
         try (PqsshServer srv = server().kem(kem).start()) {
-            LoginFixture.SessionWatch w = LoginFixture.SessionWatch.on(srv);
+            ServerSessionWatch w = ServerSessionWatch.on(srv);
             ServerAuthProbe probe = ServerAuthProbe.on(srv);
             try (PqsshClient cli = rogueClient(rogue, null); ClientSession s = connect(cli, srv, null)) {
                 AuthFuture auth = s.auth();
@@ -652,13 +652,13 @@ class KemRejectionTest {
         KemServerSettings kem = KemServerSettings.builder().authorizer((u, c, a) -> true).build();
         try (PqsshServer srv = server().kem(kem).password((u, p, s) -> passwordCalls.incrementAndGet() > 0)
                 .start()) {
-            LoginFixture.SessionWatch w = LoginFixture.SessionWatch.on(srv);
+            ServerSessionWatch w = ServerSessionWatch.on(srv);
             try (PqsshClient cli = rogueClient(rogue, "pw"); ClientSession s = connect(cli, srv, "pw")) {
                 assertAuthFails(s);
                 waitUntil("the client session is closed", () -> s.isClosed() || s.isClosing());
             }
             waitUntil("the server session is closed",
-                    () -> w.sessions.size() == 1 && (w.sessions.get(0).isClosed() || w.sessions.get(0).isClosing()));
+                    () -> w.sessions().size() == 1 && (w.sessions().get(0).isClosed() || w.sessions().get(0).isClosing()));
             assertEquals(1, rogue.requests.get());
             assertEquals(0, rogue.challenges.get());
             assertEquals(0, passwordCalls.get(), "the connection should have been dropped before password");
@@ -698,7 +698,7 @@ class KemRejectionTest {
         try (PqsshServer srv = server().kem(kem).publickey((u, k, s) -> true)
                 .password((u, p, s) -> passwordCalls.incrementAndGet() > 0 && "pw".equals(p)).start()) {
             ServerAuthProbe probe = ServerAuthProbe.on(srv);
-            LoginFixture.SessionWatch w = LoginFixture.SessionWatch.on(srv);
+            ServerSessionWatch w = ServerSessionWatch.on(srv);
             try (PqsshClient cli = rogueClient(rogue, "pw"); ClientSession s = connect(cli, srv, "pw")) {
                 s.auth().verify(T);
                 assertTrue(s.isAuthenticated());
@@ -724,7 +724,7 @@ class KemRejectionTest {
         });
         KemServerSettings kem = KemServerSettings.builder().authorizer((u, c, a) -> true).maxPending(1, 1).build();
         try (PqsshServer srv = server().kem(kem).start()) {
-            LoginFixture.SessionWatch w = LoginFixture.SessionWatch.on(srv);
+            ServerSessionWatch w = ServerSessionWatch.on(srv);
             try (PqsshClient cli = rogueClient(rogue, null); ClientSession s = connect(cli, srv, null)) {
                 assertAuthFails(s);
             }

@@ -6,14 +6,10 @@ import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.apache.sshd.client.keyverifier.AcceptAllServerKeyVerifier;
 import org.apache.sshd.common.config.keys.KeyUtils;
 import org.apache.sshd.common.keyprovider.KeyPairProvider;
-import org.apache.sshd.common.session.Session;
-import org.apache.sshd.common.session.SessionListener;
-import org.apache.sshd.server.session.ServerSession;
 
 import io.pqssh.core.auth.KemCredential;
 import io.pqssh.core.auth.KemKeyAuthorizer;
@@ -54,28 +50,6 @@ final class LoginFixture {
     static PqsshClient.Builder client() {
         return PqsshClient.builder().serverKeyVerifier(AcceptAllServerKeyVerifier.INSTANCE)
                 .warningSink(w -> { });
-    }
-
-    /** Records server sessions so a test can assert that none of them authenticated. */
-    static final class SessionWatch implements SessionListener {
-        final List<ServerSession> sessions = new CopyOnWriteArrayList<>();
-
-        @Override
-        public void sessionCreated(Session session) {
-            if (session instanceof ServerSession s) {
-                sessions.add(s);
-            }
-        }
-
-        boolean anyAuthenticated() {
-            return sessions.stream().anyMatch(Session::isAuthenticated);
-        }
-
-        static SessionWatch on(PqsshServer server) {
-            SessionWatch w = new SessionWatch();
-            server.sshd().addSessionListener(w);
-            return w;
-        }
     }
 
     private LoginFixture() {

@@ -92,7 +92,7 @@ final class OpenSshPeer implements AutoCloseable {
         run(List.of(bin == null ? "ssh-keygen" : bin.resolve("ssh-keygen").toString(), "-q", "-t", "ed25519", "-N", "",
                 "-f", dir.resolve("user_ed25519").toString()));
         Files.copy(dir.resolve("user_ed25519.pub"), dir.resolve("authorized_keys"));
-        Files.createDirectories(Path.of("/run/sshd"));
+        io.pqssh.lab.load.ServerProcess.ensureSshdPrivsepDir();
         String cfg = "Port " + PORT + "\nListenAddress " + LinkEmulator.ADDR_A + "\nHostKey " + dir.resolve("host_ed25519")
                 + "\nPidFile none\nAuthorizedKeysFile " + dir.resolve("authorized_keys")
                 + "\nStrictModes no\nPermitRootLogin prohibit-password\nPasswordAuthentication no\n"

@@ -293,11 +293,7 @@ public abstract class ServerProcess implements AutoCloseable {
             if (!Files.isExecutable(sshd)) {
                 throw new IOException(sshd + " not found: install openssh-server (or give --openssh-bin)");
             }
-            Path privsep = Path.of("/run/sshd");
-            if (!Files.isDirectory(privsep)) {
-                Files.createDirectories(privsep,
-                        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
-            }
+            ensureSshdPrivsepDir();
             Files.createDirectories(dir);
             IOException last = null;
             for (int attempt = 0; attempt < 3; attempt++) {
@@ -364,6 +360,15 @@ public abstract class ServerProcess implements AutoCloseable {
                 // fall through
             }
             return "sntrup761x25519-sha512@openssh.com";
+        }
+    }
+
+    /** sshd 9.2 refuses to start without its privilege-separation directory; a fresh machine may lack it. */
+    public static void ensureSshdPrivsepDir() throws IOException {
+        Path privsep = Path.of("/run/sshd");
+        if (!Files.isDirectory(privsep)) {
+            Files.createDirectories(privsep,
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
         }
     }
 }

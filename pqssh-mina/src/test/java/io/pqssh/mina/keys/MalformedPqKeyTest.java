@@ -26,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.pqssh.core.sig.SignatureKeyType;
 import io.pqssh.core.sig.SshSigningKey;
 import io.pqssh.core.wire.SshWriter;
+import io.pqssh.mina.ServerSessionWatch;
 import io.pqssh.mina.client.PqsshClient;
 import io.pqssh.mina.server.PqsshServer;
 
@@ -132,13 +133,13 @@ class MalformedPqKeyTest {
                     consulted.incrementAndGet();
                     return authorizer.authenticate(u, k, s);
                 }).start()) {
-            PqLogins.Watch w = PqLogins.Watch.on(server);
+            ServerSessionWatch w = ServerSessionWatch.on(server);
             try (PqsshClient c = PqsshClient.builder().serverKeyVerifier((s, a, k) -> true).identity(bad)
                     .preferredAuthentications(List.of("publickey")).timeout(java.time.Duration.ofSeconds(10))
                     .start()) {
                 assertThrows(Exception.class, () -> c.login("alice", "127.0.0.1", server.port()));
             }
-            assertFalse(w.sessions.isEmpty(), "the client reached the server");
+            assertFalse(w.sessions().isEmpty(), "the client reached the server");
             assertTrue(consulted.get() == 0, "the malformed key is refused while parsing, before authorization");
             assertFalse(w.anyAuthenticated());
         }
@@ -153,7 +154,7 @@ class MalformedPqKeyTest {
         var auth = PqLogins.authorizedKeys(dir.resolve("ak"), user.getPublic());
         try (PqsshServer server = PqLogins.server().hostKeys(PqKeyPairProvider.of(List.of(badHost)))
                 .publickey(auth.publickey()).start()) {
-            PqLogins.Watch w = PqLogins.Watch.on(server);
+            ServerSessionWatch w = ServerSessionWatch.on(server);
             try (PqsshClient c = PqsshClient.builder().serverKeyVerifier((s, a, k) -> true).identity(user)
                     .preferredAuthentications(List.of("publickey")).timeout(java.time.Duration.ofSeconds(10))
                     .start()) {

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.pqssh.core.sig.SignatureKeyType;
+import io.pqssh.mina.ServerSessionWatch;
 import io.pqssh.mina.client.PqsshClient;
 import io.pqssh.mina.server.PqsshServer;
 
@@ -38,7 +39,7 @@ class PqKeyLoginMatrixTest {
                 users.stream().map(KeyPair::getPublic).toArray(java.security.PublicKey[]::new));
         try (PqsshServer server = PqLogins.server().hostKeyFiles(hostFiles).publickey(auth.publickey())
                 .kex(List.of("mlkem768x25519-sha256")).start()) {
-            PqLogins.Watch watch = PqLogins.Watch.on(server);
+            ServerSessionWatch watch = ServerSessionWatch.on(server);
             List<String> done = new ArrayList<>();
             for (int i = 0; i < TYPES.size(); i++) {
                 String hostType = TYPES.get(i).sshName();
@@ -65,7 +66,7 @@ class PqKeyLoginMatrixTest {
                 }
                 done.add(String.format("%s/%s %d ms", hostType, userType, (System.nanoTime() - t0) / 1_000_000));
             }
-            assertEquals(TYPES.size(), watch.sessions.stream().filter(s -> s.isAuthenticated()
+            assertEquals(TYPES.size(), watch.sessions().stream().filter(s -> s.isAuthenticated()
                     || s.getUsername() != null).count(), "one server session per login");
             System.out.println("PQ key login matrix: " + done);
         }

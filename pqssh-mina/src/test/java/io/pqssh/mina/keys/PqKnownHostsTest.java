@@ -21,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.pqssh.core.sig.SignatureKeyType;
 import io.pqssh.core.sig.SshPublicKey;
+import io.pqssh.mina.ServerSessionWatch;
 import io.pqssh.mina.client.PqsshClient;
 import io.pqssh.mina.server.FileKeyAuthorizers;
 import io.pqssh.mina.server.PqsshServer;
@@ -69,7 +70,7 @@ class PqKnownHostsTest {
         String before = Files.readString(kh);
         try (PqsshServer server = PqLogins.server().port(port).hostKeyFiles(List.of(otherHostFile))
                 .publickey(auth.publickey()).start()) {
-            PqLogins.Watch w = PqLogins.Watch.on(server);
+            ServerSessionWatch w = ServerSessionWatch.on(server);
             try (PqsshClient c = client(new KnownHostsServerKeyVerifier(AcceptAllServerKeyVerifier.INSTANCE, kh),
                     user, kh)) {
                 Exception e = assertThrows(Exception.class, () -> c.login("alice", "127.0.0.1", port));

@@ -6,16 +6,11 @@ import java.nio.file.Path;
 import java.security.KeyPair;
 import java.security.PublicKey;
 import java.security.SecureRandom;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.apache.sshd.common.NamedFactory;
 import org.apache.sshd.common.config.keys.KeyUtils;
-import org.apache.sshd.common.session.Session;
-import org.apache.sshd.common.session.SessionListener;
 import org.apache.sshd.common.signature.BuiltinSignatures;
 import org.apache.sshd.common.signature.Signature;
-import org.apache.sshd.server.session.ServerSession;
 
 import io.pqssh.core.keys.KeyFilePermissions;
 import io.pqssh.core.keys.openssh.OpenSshKeyV1;
@@ -84,28 +79,6 @@ final class PqLogins {
 
     static PqsshServer.Builder server() {
         return PqsshServer.builder().host("127.0.0.1").port(0).sftp(false);
-    }
-
-    /** Records server sessions so a test can assert that none of them authenticated. */
-    static final class Watch implements SessionListener {
-        final List<ServerSession> sessions = new CopyOnWriteArrayList<>();
-
-        @Override
-        public void sessionCreated(Session session) {
-            if (session instanceof ServerSession s) {
-                sessions.add(s);
-            }
-        }
-
-        boolean anyAuthenticated() {
-            return sessions.stream().anyMatch(Session::isAuthenticated);
-        }
-
-        static Watch on(PqsshServer s) {
-            Watch w = new Watch();
-            s.sshd().addSessionListener(w);
-            return w;
-        }
     }
 
     static String causes(Throwable t) {
