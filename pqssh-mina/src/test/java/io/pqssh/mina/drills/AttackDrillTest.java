@@ -63,7 +63,8 @@ class AttackDrillTest {
                 legit.awaitLogins(base + 10);
                 pendingDuring = d.server.pendingKemChallenges();
                 during = DrillServer.usedHeap();
-                assertTrue(pendingDuring >= 20 && pendingDuring <= 24, "pending " + pendingDuring);
+                // 24 from the flood (PerSourceMaxStartups) plus at most one the legitimate client has in flight
+                assertTrue(pendingDuring >= 20 && pendingDuring <= 25, "pending " + pendingDuring);
                 assertTrue(d.limits.refused() >= 6, "PerSourceMaxStartups 24 refuses the rest of 30");
                 for (ClientSession s : held) {
                     s.close(true);
@@ -73,7 +74,8 @@ class AttackDrillTest {
                 legit.close();
                 finish(d, legit, "a kem-challenge-flood", before, during, pendingDuring, 100.0);
             }
-            assertTrue(silent.challenges.get() >= 20);
+            int floodChallenges = silent.challenges.get();
+            assertTrue(floodChallenges >= 20 && floodChallenges <= 24, "flood challenges " + floodChallenges);
         }
     }
 
