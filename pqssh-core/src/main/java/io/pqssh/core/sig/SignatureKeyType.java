@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.function.Function;
 
 import io.pqssh.core.sig.impl.CompositeMlDsa44Ed25519Scheme;
+import io.pqssh.core.sig.impl.Ed25519AndScheme;
 import io.pqssh.core.sig.impl.Ed25519Scheme;
 import io.pqssh.core.sig.impl.FalconScheme;
 import io.pqssh.core.sig.impl.MlDsaScheme;
@@ -48,7 +49,20 @@ public enum SignatureKeyType {
      * 0x50+logn || f || g || F}.
      */
     FALCON_512("ssh-falcon512", List.of(), 897, 666, false, FalconScheme::new),
-    FALCON_1024("ssh-falcon1024", List.of(), 1793, 1280, false, FalconScheme::new);
+    FALCON_1024("ssh-falcon1024", List.of(), 1793, 1280, false, FalconScheme::new),
+    /**
+     * "AND" composite named by the KEMUAuth artifact, layout pqssh's own (the artifact publishes none; see
+     * docs/lab-handshake.md): pk = ed25519 pk || ML-DSA-65 pk, sig = ed25519 sig || ML-DSA-65 sig, both halves over
+     * the same message, both must verify. Private fields: {@code string pk(1984), string ed25519 seed(32) ||
+     * ML-DSA-65 seed(32)}.
+     */
+    ED25519_MLDSA_65("ssh-ed25519-mldsa-65", List.of(), 32 + 1952, 64 + 3309, true, Ed25519AndScheme::new),
+    /**
+     * As {@link #ED25519_MLDSA_65} with pure SLH-DSA-SHA2-192f as the second half. Private fields: {@code string
+     * pk(80), string ed25519 seed(32) || FIPS 205 sk(96)}.
+     */
+    ED25519_SLHDSA_SHA2_192F("ssh-ed25519-slhdsapuresha2192f", List.of(), 32 + 48, 64 + 35664, true,
+            Ed25519AndScheme::new);
 
     private static final Map<String, SignatureKeyType> BY_NAME;
 
@@ -113,6 +127,11 @@ public enum SignatureKeyType {
 
     public SignatureScheme scheme() {
         return scheme;
+    }
+
+    /** An Ed25519 "AND" composite (the types {@code publickey-hybrid-and} accepts). */
+    public boolean andComposite() {
+        return scheme instanceof Ed25519AndScheme;
     }
 
     public static Optional<SignatureKeyType> forName(String name) {

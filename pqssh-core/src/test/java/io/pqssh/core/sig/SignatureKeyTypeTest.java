@@ -54,7 +54,7 @@ class SignatureKeyTypeTest {
 
     @Test
     void tableRows() {
-        assertEquals(10, SignatureKeyType.values().length);
+        assertEquals(12, SignatureKeyType.values().length);
         assertSame(SignatureKeyType.ED25519, SignatureKeyType.forName("ssh-ed25519").orElseThrow());
         assertSame(SignatureKeyType.SLHDSA_SHA2_128F,
                 SignatureKeyType.forName("ssh-sphincssha2128fsimple").orElseThrow());
@@ -148,6 +148,8 @@ class SignatureKeyTypeTest {
             case SLHDSA_SHA2_128F, SLHDSA_SHA2_192F, SLHDSA_SHA2_256F -> 2 * t.publicKeySize();
             case FALCON_512 -> 1281;
             case FALCON_1024 -> 2305;
+            case ED25519_MLDSA_65 -> 32 + 32;
+            case ED25519_SLHDSA_SHA2_192F -> 32 + 96;
         };
         assertEquals(expected, secret.length);
         back.destroy();

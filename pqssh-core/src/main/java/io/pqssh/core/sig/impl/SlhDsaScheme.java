@@ -42,20 +42,54 @@ public final class SlhDsaScheme extends SignatureScheme {
 
     @Override
     protected KeyMaterial generate(SecureRandom random) {
-        SLHDSAKeyPairGenerator g = new SLHDSAKeyPairGenerator();
-        g.init(new SLHDSAKeyGenerationParameters(random, params));
-        AsymmetricCipherKeyPair kp = g.generateKeyPair();
-        SLHDSAPrivateKeyParameters sk = (SLHDSAPrivateKeyParameters) kp.getPrivate();
-        byte[] secret = sk.getEncoded();
-        sk.destroy();
-        return new KeyMaterial(((SLHDSAPublicKeyParameters) kp.getPublic()).getEncoded(), secret);
+        byte[][] kp = generate(params, random);
+        return new KeyMaterial(kp[0], kp[1]);
     }
 
     @Override
     protected byte[] derivePublicKey(byte[] secret) {
+        return publicFromSecret(params, secret);
+    }
+
+    @Override
+    protected byte[] signRaw(byte[] secret, byte[] publicKey, byte[] data, SecureRandom random) {
+        return sign(params, secret, data, random);
+    }
+
+    @Override
+    protected boolean verifyRaw(byte[] publicKey, byte[] data, byte[] signature) {
+        return verify(params, publicKey, data, signature);
+    }
+
+    @Override
+    protected void writePrivateFields(SshWriter out, byte[] publicKey, byte[] secret) {
+        out.putString(publicKey).putString(secret);
+    }
+
+    @Override
+    protected KeyMaterial readPrivateFields(SshReader in) throws MalformedMessageException {
+        byte[] pk = in.getString();
+        byte[] sk = in.getString();
+        if (sk.length != 4 * n) {
+            Arrays.fill(sk, (byte) 0);
+            throw new MalformedMessageException(type().sshName() + " private section: secret must be " + 4 * n
+                    + " bytes, got " + sk.length);
+        }
+        return new KeyMaterial(pk, sk);
+    }
+
+    // ---- primitives, shared with the Ed25519 AND composite ----
+
+    /** The FIPS 205 secret length, 4n, for a parameter set. */
+    public static int secretBytes(SLHDSAParameters params) {
+        return 4 * params.getN();
+    }
+
+    /** PK.seed || PK.root of a FIPS 205 secret, after recomputing PK.root from the seeds (it must match). */
+    public static byte[] publicFromSecret(SLHDSAParameters params, byte[] secret) {
+        int n = params.getN();
         if (secret.length != 4 * n) {
-            throw new IllegalArgumentException(type().sshName() + " secret must be " + 4 * n + " bytes, got "
-                    + secret.length);
+            throw new IllegalArgumentException("SLH-DSA secret must be " + 4 * n + " bytes, got " + secret.length);
         }
         // Re-run key generation on SK.seed || SK.prf || PK.seed to recompute PK.root.
         FixedRandom seeds = new FixedRandom(Arrays.copyOf(secret, 3 * n));
@@ -77,8 +111,19 @@ public final class SlhDsaScheme extends SignatureScheme {
         }
     }
 
-    @Override
-    protected byte[] signRaw(byte[] secret, byte[] publicKey, byte[] data, SecureRandom random) {
+    /** A fresh FIPS 205 key pair: {public key, secret}. */
+    public static byte[][] generate(SLHDSAParameters params, SecureRandom random) {
+        SLHDSAKeyPairGenerator g = new SLHDSAKeyPairGenerator();
+        g.init(new SLHDSAKeyGenerationParameters(random, params));
+        AsymmetricCipherKeyPair kp = g.generateKeyPair();
+        SLHDSAPrivateKeyParameters sk = (SLHDSAPrivateKeyParameters) kp.getPrivate();
+        byte[] secret = sk.getEncoded();
+        sk.destroy();
+        return new byte[][] {((SLHDSAPublicKeyParameters) kp.getPublic()).getEncoded(), secret};
+    }
+
+    /** Pure SLH-DSA, empty context, hedged with {@code random}. */
+    public static byte[] sign(SLHDSAParameters params, byte[] secret, byte[] data, SecureRandom random) {
         SLHDSAPrivateKeyParameters sk = new SLHDSAPrivateKeyParameters(params, secret.clone());
         try {
             SLHDSASigner s = new SLHDSASigner();
@@ -89,27 +134,9 @@ public final class SlhDsaScheme extends SignatureScheme {
         }
     }
 
-    @Override
-    protected boolean verifyRaw(byte[] publicKey, byte[] data, byte[] signature) {
+    public static boolean verify(SLHDSAParameters params, byte[] publicKey, byte[] data, byte[] signature) {
         SLHDSASigner s = new SLHDSASigner();
         s.init(false, new SLHDSAPublicKeyParameters(params, publicKey));
         return s.verifySignature(data, signature);
-    }
-
-    @Override
-    protected void writePrivateFields(SshWriter out, byte[] publicKey, byte[] secret) {
-        out.putString(publicKey).putString(secret);
-    }
-
-    @Override
-    protected KeyMaterial readPrivateFields(SshReader in) throws MalformedMessageException {
-        byte[] pk = in.getString();
-        byte[] sk = in.getString();
-        if (sk.length != 4 * n) {
-            Arrays.fill(sk, (byte) 0);
-            throw new MalformedMessageException(type().sshName() + " private section: secret must be " + 4 * n
-                    + " bytes, got " + sk.length);
-        }
-        return new KeyMaterial(pk, sk);
     }
 }
