@@ -20,7 +20,7 @@ import io.pqssh.core.wire.SshWriter;
 
 /**
  * Falcon-512/1024 (round 3, encodings as liboqs): pk = byte (0x00 + logn) || h; signature = byte (0x30 + logn) ||
- * nonce(40) || compressed s, variable length up to 666 / 1280; secret = byte (0x50 + logn) || f || g || F.
+ * nonce(40) || compressed s, variable length up to 752 / 1462 (see the type table); secret = byte (0x50 + logn) || f || g || F.
  * Private fields: {@code string pk, string secret}. The public key cannot be re-derived cheaply here, so reading a
  * private key checks it with a sign/verify round trip instead.
  */
