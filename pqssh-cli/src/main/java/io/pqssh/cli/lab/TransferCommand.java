@@ -29,6 +29,14 @@ public final class TransferCommand implements Callable<Integer> {
     @Option(names = "--ciphers", split = ",", description = "Client cipher list, e.g. aes128-ctr (default: MINA's).")
     List<String> ciphers = new ArrayList<>();
 
+    @Option(names = "--warmup", description = "Unmeasured rounds before the measured ones (default 1): the first"
+            + " transfers run while the JIT of the client and of the pqssh server is compiling; they are reported"
+            + " apart.")
+    int warmup = 1;
+
+    @Option(names = "--repeat", description = "Measured rounds, servers alternating within each (default 3).")
+    int repeat = 3;
+
     @Option(names = "--openssh-bin", description = "sshd to test (default /usr/sbin/sshd).")
     Path opensshBin = ServerProcess.DEBIAN_SSHD;
 
@@ -46,13 +54,14 @@ public final class TransferCommand implements Callable<Integer> {
         List<Long> sz = sizes.stream().map(TransferLab::parseSize).toList();
         Path wd = workDir != null ? workDir : Files.createTempDirectory("pqssh-lab-transfer");
         List<TransferLab.Result> rs = TransferLab.run(new TransferLab.Settings(servers, sz, ciphers, wd, opensshBin,
-                Duration.ofMillis(Math.round(timeout * 1000)), protocols), System.err);
+                Duration.ofMillis(Math.round(timeout * 1000)), protocols, warmup, repeat), System.err);
         if (out != null) {
             TransferLab.write(out, rs);
             System.out.print(Files.readString(out.resolve("transfer.md")));
             System.err.println("wrote " + out.resolve("transfer.json") + ", transfer.csv, transfer.md");
         } else {
             TransferLab.ratios(rs).forEach(System.out::println);
+            TransferLab.coldRatios(rs).forEach(x -> System.out.println("first transfer after start: " + x));
         }
         return 0;
     }

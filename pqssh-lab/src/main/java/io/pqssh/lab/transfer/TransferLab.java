@@ -47,8 +47,15 @@ public final class TransferLab {
     /** Protocols {@link #run} knows, in the order it runs them. */
     public static final List<String> PROTOCOLS = List.of("sftp", "scp");
 
+    /**
+     * @param warmup transfers per server and protocol (of the first size) before the measured ones, recorded with
+     *               phase "warmup" but left out of the ratios: the first transfers run while the JIT of the lab's
+     *               client JVM (shared by both servers) and of the pqssh server JVM is still compiling
+     * @param repeat measured rounds; each round runs every server in turn (reversed every other round), so load
+     *               from other work on the machine falls on both servers alike
+     */
     public record Settings(List<String> servers, List<Long> sizes, List<String> ciphers, Path workDir,
-            Path opensshBin, Duration timeout, List<String> protocols) {
+            Path opensshBin, Duration timeout, List<String> protocols, int warmup, int repeat) {
         public Settings {
             protocols = List.copyOf(protocols);
             if (protocols.isEmpty()) {
@@ -60,9 +67,19 @@ public final class TransferLab {
                             + String.join(", ", PROTOCOLS) + ")");
                 }
             }
+            if (warmup < 0 || repeat < 1) {
+                throw new IllegalArgumentException("warmup must be >= 0 and repeat >= 1 (got " + warmup + ", "
+                        + repeat + ")");
+            }
         }
 
-        /** SFTP and SCP. */
+        /** No warm-up, one round. */
+        public Settings(List<String> servers, List<Long> sizes, List<String> ciphers, Path workDir, Path opensshBin,
+                Duration timeout, List<String> protocols) {
+            this(servers, sizes, ciphers, workDir, opensshBin, timeout, protocols, 0, 1);
+        }
+
+        /** SFTP and SCP, no warm-up, one round. */
         public Settings(List<String> servers, List<Long> sizes, List<String> ciphers, Path workDir, Path opensshBin,
                 Duration timeout) {
             this(servers, sizes, ciphers, workDir, opensshBin, timeout, PROTOCOLS);
@@ -76,8 +93,15 @@ public final class TransferLab {
             @JsonProperty("cipher_c2s") String cipherC2s, @JsonProperty("cipher_s2c") String cipherS2c,
             @JsonProperty("mac") String mac, @JsonProperty("kex") String kex,
             @JsonProperty("sha256_source") String sha256Source,
-            @JsonProperty("sha256_destination") String sha256Destination, @JsonProperty("match") boolean match) {
+            @JsonProperty("sha256_destination") String sha256Destination, @JsonProperty("match") boolean match,
+            @JsonProperty("phase") String phase, @JsonProperty("run") int run) {
+        public boolean measured() {
+            return MEASURED.equals(phase);
+        }
     }
+
+    public static final String WARMUP = "warmup";
+    public static final String MEASURED = "measured";
 
     private TransferLab() {
     }
@@ -115,6 +139,9 @@ public final class TransferLab {
 
     /** SFTP read/write request size of the lab's client (MINA's default is 32 KiB). */
     static final int SFTP_BUFFER = 255 * 1024;
+
+    /** JVM options of the pqssh server child. */
+    static final List<String> PQSSH_SERVER_JVM = List.of("-Xmx512m");
 
     private static void copy(InputStream in, OutputStream out) throws IOException {
         byte[] buf = new byte[SFTP_BUFFER];
@@ -174,53 +201,81 @@ public final class TransferLab {
         Path data = s.workDir().resolve("data");
         Files.createDirectories(data);
         List<Result> out = new ArrayList<>();
-        for (String serverName : s.servers()) {
-            ServerProcess server = switch (serverName) {
-                case "pqssh" -> new ServerProcess.Pqssh(s.workDir().resolve("pqssh"), keys, "sntrup761x25519-sha512",
-                        null, List.of(), List.of("-Xmx512m"));
-                case "openssh" -> new ServerProcess.OpenSsh(s.workDir().resolve("openssh"), s.opensshBin(), keys,
-                        ServerProcess.OpenSsh.sntrupName(s.opensshBin()),
-                        List.of("Subsystem sftp " + DEBIAN_SFTP_SERVER));
-                default -> throw new IllegalArgumentException("unknown server '" + serverName
-                        + "' (known: pqssh, openssh)");
-            };
-            try (server) {
+        List<ServerProcess> servers = new ArrayList<>();
+        try {
+            // every server runs for the whole lab so that rounds can alternate between them
+            for (String serverName : s.servers()) {
+                ServerProcess server = switch (serverName) {
+                    case "pqssh" -> new ServerProcess.Pqssh(s.workDir().resolve("pqssh"), keys,
+                            "sntrup761x25519-sha512", null, List.of(), PQSSH_SERVER_JVM);
+                    case "openssh" -> new ServerProcess.OpenSsh(s.workDir().resolve("openssh"), s.opensshBin(), keys,
+                            ServerProcess.OpenSsh.sntrupName(s.opensshBin()),
+                            List.of("Subsystem sftp " + DEBIAN_SFTP_SERVER));
+                    default -> throw new IllegalArgumentException("unknown server '" + serverName
+                            + "' (known: pqssh, openssh)");
+                };
+                servers.add(server);
                 server.start();
-                PqsshClient.Builder b = PqsshClient.builder()
-                        .kex(List.of("sntrup761x25519-sha512", "sntrup761x25519-sha512@openssh.com"))
-                        .warnWeakCrypto(false).timeout(s.timeout()).identity(keys.ed25519)
-                        .preferredAuthentications(List.of("publickey"))
-                        .serverKeyVerifier((sess, addr, key) -> KeyUtils.compareKeys(keys.hostPublicKey, key));
-                try (PqsshClient client = b.start()) {
-                    if (!s.ciphers().isEmpty()) {
-                        List<NamedFactory<Cipher>> cs = new ArrayList<>();
-                        for (String c : s.ciphers()) {
-                            BuiltinCiphers bc = BuiltinCiphers.fromFactoryName(c);
-                            if (bc == null || !bc.isSupported()) {
-                                throw new IllegalArgumentException("cipher '" + c + "' is not supported by MINA");
-                            }
-                            cs.add(bc);
+            }
+            PqsshClient.Builder b = PqsshClient.builder()
+                    .kex(List.of("sntrup761x25519-sha512", "sntrup761x25519-sha512@openssh.com"))
+                    .warnWeakCrypto(false).timeout(s.timeout()).identity(keys.ed25519)
+                    .preferredAuthentications(List.of("publickey"))
+                    .serverKeyVerifier((sess, addr, key) -> KeyUtils.compareKeys(keys.hostPublicKey, key));
+            // one client for all servers: whatever it costs, it costs every server the same
+            try (PqsshClient client = b.start()) {
+                if (!s.ciphers().isEmpty()) {
+                    List<NamedFactory<Cipher>> cs = new ArrayList<>();
+                    for (String c : s.ciphers()) {
+                        BuiltinCiphers bc = BuiltinCiphers.fromFactoryName(c);
+                        if (bc == null || !bc.isSupported()) {
+                            throw new IllegalArgumentException("cipher '" + c + "' is not supported by MINA");
                         }
-                        client.sshClient().setCipherFactories(cs);
+                        cs.add(bc);
                     }
-                    // bulk-transfer client tuning: larger window and packets, 255 KiB SFTP requests
-                    CoreModuleProperties.WINDOW_SIZE.set(client.sshClient(), 8L * 1024 * 1024);
-                    CoreModuleProperties.MAX_PACKET_SIZE.set(client.sshClient(), 64L * 1024);
-                    // MINA's ScpClient would open downloaded files with SYNC (a disk flush per write); scp does not
-                    org.apache.sshd.scp.ScpModuleProperties.PROP_AUTO_SYNC_FILE_ON_WRITE.set(client.sshClient(), false);
-                    for (long size : s.sizes()) {
-                        Path src = data.resolve("src-" + size);
-                        if (!Files.exists(src) || Files.size(src) != size) {
-                            randomFile(src, size);
-                        }
-                        for (String protocol : s.protocols()) {
-                            transfer(client, server.port(), serverName, protocol, size, src,
-                                    s.workDir().resolve(serverName + "-" + protocol + "-remote-" + size)
-                                            .toAbsolutePath(),
-                                    data.resolve(serverName + "-" + protocol + "-back-" + size), out, progress);
+                    client.sshClient().setCipherFactories(cs);
+                }
+                // bulk-transfer client tuning: larger window and packets, 255 KiB SFTP requests
+                CoreModuleProperties.WINDOW_SIZE.set(client.sshClient(), 8L * 1024 * 1024);
+                CoreModuleProperties.MAX_PACKET_SIZE.set(client.sshClient(), 64L * 1024);
+                // MINA's ScpClient would open downloaded files with SYNC (a disk flush per write); scp does not
+                org.apache.sshd.scp.ScpModuleProperties.PROP_AUTO_SYNC_FILE_ON_WRITE.set(client.sshClient(), false);
+                for (long size : s.sizes()) {
+                    Path src = data.resolve("src-" + size);
+                    if (!Files.exists(src) || Files.size(src) != size) {
+                        randomFile(src, size);
+                    }
+                }
+                int rounds = s.warmup() + s.repeat();
+                for (int round = 0; round < rounds; round++) {
+                    boolean warm = round < s.warmup();
+                    String phase = warm ? WARMUP : MEASURED;
+                    int run = warm ? round : round - s.warmup();
+                    List<Long> sizes = warm ? List.of(s.sizes().get(0)) : s.sizes();
+                    // odd rounds run the servers in reverse order, so neither always follows the other's
+                    // page-cache and CPU-frequency state
+                    List<ServerProcess> order = new ArrayList<>(servers);
+                    if (round % 2 == 1) {
+                        java.util.Collections.reverse(order);
+                    }
+                    for (ServerProcess server : order) {
+                        for (long size : sizes) {
+                            for (String protocol : s.protocols()) {
+                                String serverName = server.name();
+                                transfer(client, server.port(), serverName, protocol, size,
+                                        data.resolve("src-" + size),
+                                        s.workDir().resolve(serverName + "-" + protocol + "-remote-" + size)
+                                                .toAbsolutePath(),
+                                        data.resolve(serverName + "-" + protocol + "-back-" + size), phase, run, out,
+                                        progress);
+                            }
                         }
                     }
                 }
+            }
+        } finally {
+            for (ServerProcess server : servers) {
+                server.close();
             }
         }
         return out;
@@ -228,7 +283,8 @@ public final class TransferLab {
 
     /** One upload (src to remote) and one download (remote to back) over a fresh session, both checked. */
     private static void transfer(PqsshClient client, int port, String serverName, String protocol, long size,
-            Path src, Path remote, Path back, List<Result> out, PrintStream progress) throws Exception {
+            Path src, Path remote, Path back, String phase, int run, List<Result> out, PrintStream progress)
+            throws Exception {
         Files.deleteIfExists(remote);
         Files.deleteIfExists(back);
         try (ClientSession session = client.login(System.getProperty("user.name"), "127.0.0.1", port)) {
@@ -250,7 +306,7 @@ public final class TransferLab {
                 }
                 double up = (System.nanoTime() - t0) / 1e9;
                 String[] h = checkIntegrity(src, remote);
-                out.add(result(serverName, protocol, "upload", size, up, c2s, s2c, mac, kex, h));
+                out.add(result(serverName, protocol, "upload", size, up, c2s, s2c, mac, kex, h, phase, run));
                 report(progress, out.get(out.size() - 1));
                 t0 = System.nanoTime();
                 if (sftp != null) {
@@ -263,7 +319,7 @@ public final class TransferLab {
                 }
                 double down = (System.nanoTime() - t0) / 1e9;
                 h = checkIntegrity(remote, back);
-                out.add(result(serverName, protocol, "download", size, down, c2s, s2c, mac, kex, h));
+                out.add(result(serverName, protocol, "download", size, down, c2s, s2c, mac, kex, h, phase, run));
                 report(progress, out.get(out.size() - 1));
             } finally {
                 if (sftp != null) {
@@ -278,34 +334,78 @@ public final class TransferLab {
 
     private static void report(PrintStream p, Result r) {
         if (p != null) {
-            p.printf(Locale.ROOT, "%s %s %s %d bytes: %.1f MB/s (%s), sha256 ok%n", r.server(), r.protocol(),
-                    r.direction(), r.bytes(), r.mbPerS(), r.cipherC2s());
+            p.printf(Locale.ROOT, "%s %d: %s %s %s %d bytes: %.1f MB/s (%s), sha256 ok%n", r.phase(), r.run(),
+                    r.server(), r.protocol(), r.direction(), r.bytes(), r.mbPerS(), r.cipherC2s());
         }
     }
 
     static Result result(String server, String protocol, String dir, long size, double secs, String c2s, String s2c,
-            String mac, String kex, String[] h) {
+            String mac, String kex, String[] h, String phase, int run) {
         return new Result(server, protocol, dir, size, Math.round(secs * 1e6) / 1e6,
-                Math.round(size / 1e6 / secs * 100) / 100.0, c2s, s2c, mac, kex, h[0], h[1], h[0].equals(h[1]));
+                Math.round(size / 1e6 / secs * 100) / 100.0, c2s, s2c, mac, kex, h[0], h[1], h[0].equals(h[1]),
+                phase, run);
     }
 
-    /** pqssh MB/s / OpenSSH MB/s per protocol, direction and size, for the 0.8x target (set for SFTP). */
+    /**
+     * pqssh / OpenSSH MB/s per protocol, direction and size over the measured rounds (ratio of the means, and the
+     * lowest and highest ratio of one round), for the 0.8x target (set for SFTP).
+     */
     public static List<String> ratios(List<Result> rs) {
+        return ratios(rs, MEASURED, "target ≥ 0.8");
+    }
+
+    /** The same for the first warm-up round: each server's first transfer after its start (JIT still cold). */
+    public static List<String> coldRatios(List<Result> rs) {
+        return ratios(rs.stream().filter(r -> r.run() == 0).toList(), WARMUP, null);
+    }
+
+    private static List<String> ratios(List<Result> rs, String phase, String target) {
         List<String> out = new ArrayList<>();
-        for (Result p : rs) {
-            if (!p.server().equals("pqssh")) {
+        List<Result> ps = rs.stream().filter(r -> r.phase().equals(phase) && r.server().equals("pqssh")).toList();
+        java.util.Set<String> done = new java.util.HashSet<>();
+        for (Result p : ps) {
+            if (!done.add(p.protocol() + " " + p.direction() + " " + p.bytes())) {
                 continue;
             }
-            rs.stream().filter(o -> o.server().equals("openssh") && o.protocol().equals(p.protocol())
-                    && o.direction().equals(p.direction()) && o.bytes() == p.bytes()).findFirst().ifPresent(o -> {
-                        double r = p.mbPerS() / o.mbPerS();
-                        out.add(String.format(Locale.ROOT, "%s %s %d bytes: pqssh/OpenSSH %.2f× (%s %s, %s %s; target ≥ 0.8: %s)",
-                                p.protocol(), p.direction(), p.bytes(), r, p.cipherC2s(), p.server(), o.cipherC2s(), o.server(),
-                                r >= 0.8 ? "met" : "missed") + (p.cipherC2s().equals(o.cipherC2s()) ? ""
-                                        : " [different ciphers: compare with --ciphers]"));
-                    });
+            List<Result> mine = ps.stream().filter(x -> same(x, p)).toList();
+            List<Result> theirs = rs.stream().filter(o -> o.phase().equals(phase) && o.server().equals("openssh")
+                    && same(o, p)).toList();
+            if (theirs.isEmpty()) {
+                continue;
+            }
+            double pm = mine.stream().mapToDouble(Result::mbPerS).average().orElseThrow();
+            double om = theirs.stream().mapToDouble(Result::mbPerS).average().orElseThrow();
+            double r = pm / om;
+            double lo = Double.MAX_VALUE;
+            double hi = 0;
+            for (Result x : mine) {
+                for (Result o : theirs) {
+                    if (o.run() == x.run()) {
+                        lo = Math.min(lo, x.mbPerS() / o.mbPerS());
+                        hi = Math.max(hi, x.mbPerS() / o.mbPerS());
+                    }
+                }
+            }
+            boolean sameCipher = mine.stream().allMatch(x -> theirs.stream().allMatch(
+                    o -> x.cipherC2s().equals(o.cipherC2s()) && x.mac().equals(o.mac())));
+            out.add(String.format(Locale.ROOT, "%s %s %d bytes: pqssh/OpenSSH %.2f× (%d run%s; pqssh %.1f MB/s %s,"
+                    + " OpenSSH %.1f MB/s %s; per round %.2f–%.2f×; %s %s%s)", p.protocol(), p.direction(),
+                    p.bytes(), r, mine.size(), mine.size() == 1 ? "" : "s", pm, spread(mine), om, spread(theirs),
+                    lo, hi, p.cipherC2s(), p.mac(), target == null ? "" : "; " + target + ": "
+                            + (r >= 0.8 ? "met" : "missed"))
+                    + (sameCipher ? "" : " [different ciphers or MACs: compare with --ciphers]"));
         }
         return out;
+    }
+
+    private static boolean same(Result a, Result b) {
+        return a.protocol().equals(b.protocol()) && a.direction().equals(b.direction()) && a.bytes() == b.bytes();
+    }
+
+    private static String spread(List<Result> rs) {
+        double lo = rs.stream().mapToDouble(Result::mbPerS).min().orElseThrow();
+        double hi = rs.stream().mapToDouble(Result::mbPerS).max().orElseThrow();
+        return String.format(Locale.ROOT, "[%.1f–%.1f]", lo, hi);
     }
 
     public static void write(Path dir, List<Result> rs) throws IOException {
@@ -313,22 +413,30 @@ public final class TransferLab {
         new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(dir.resolve("transfer.json").toFile(),
                 rs);
         StringBuilder csv = new StringBuilder("server,protocol,direction,bytes,seconds,mb_per_s,cipher_c2s,cipher_s2c,"
-                + "mac,kex,sha256_source,sha256_destination,match\n");
+                + "mac,kex,sha256_source,sha256_destination,match,phase,run\n");
         StringBuilder md = new StringBuilder("# Transfer (pqssh lab transfer)\n\nSFTP and SCP over loopback, Ed25519 user key;"
-                + " MB = 10^6 bytes; each transfer's SHA-256 of source and destination compared.\n\n"
-                + "| server | protocol | direction | bytes | MB/s | cipher | MAC | KEX | SHA-256 match |\n"
-                + "|---|---|---|---:|---:|---|---|---|---|\n");
+                + " MB = 10^6 bytes; each transfer's SHA-256 of source and destination compared. Warm-up rounds"
+                + " (JIT of client and pqssh server still compiling) are listed but not in the ratios.\n\n"
+                + "| phase | run | server | protocol | direction | bytes | MB/s | cipher | MAC | KEX | SHA-256 match |\n"
+                + "|---|---:|---|---|---|---:|---:|---|---|---|---|\n");
         for (Result r : rs) {
             csv.append(String.join(",", r.server(), r.protocol(), r.direction(), Long.toString(r.bytes()),
                     Double.toString(r.seconds()), Double.toString(r.mbPerS()), r.cipherC2s(), r.cipherS2c(), r.mac(),
-                    r.kex(), r.sha256Source(), r.sha256Destination(), Boolean.toString(r.match()))).append('\n');
-            md.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %.2f | %s | %s | %s | %s |%n", r.server(),
-                    r.protocol(), r.direction(), r.bytes(), r.mbPerS(), r.cipherC2s(), r.mac(), r.kex(), r.match() ? "yes" : "NO"));
+                    r.kex(), r.sha256Source(), r.sha256Destination(), Boolean.toString(r.match()), r.phase(),
+                    Integer.toString(r.run()))).append('\n');
+            md.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %d | %.2f | %s | %s | %s | %s |%n",
+                    r.phase(), r.run(), r.server(), r.protocol(), r.direction(), r.bytes(), r.mbPerS(), r.cipherC2s(),
+                    r.mac(), r.kex(), r.match() ? "yes" : "NO"));
         }
         List<String> ratios = ratios(rs);
         if (!ratios.isEmpty()) {
             md.append("\n");
             ratios.forEach(x -> md.append("- ").append(x).append('\n'));
+        }
+        List<String> cold = coldRatios(rs);
+        if (!cold.isEmpty()) {
+            md.append("\nFirst transfer after each server's start (warm-up round 0):\n\n");
+            cold.forEach(x -> md.append("- ").append(x).append('\n'));
         }
         Files.writeString(dir.resolve("transfer.csv"), csv);
         Files.writeString(dir.resolve("transfer.md"), md);

@@ -32,6 +32,7 @@ class TransferLabTest {
                 List.of(TransferLab.parseSize("3M")), List.of("aes128-ctr"), dir.resolve("w"),
                 ServerProcess.DEBIAN_SSHD, Duration.ofSeconds(30), List.of("sftp", "scp")), null);
         assertEquals(8, rs.size(), rs.toString());
+        assertTrue(rs.stream().allMatch(r -> r.measured() && r.run() == 0), rs.toString());
         assertEquals(List.of("sftp", "sftp", "scp", "scp", "sftp", "sftp", "scp", "scp"),
                 rs.stream().map(TransferLab.Result::protocol).toList());
         for (TransferLab.Result r : rs) {
@@ -69,6 +70,39 @@ class TransferLabTest {
         assertTrue(e.getMessage().startsWith("INTEGRITY FAILURE"), e.getMessage());
         Files.write(dst, java.util.Arrays.copyOf(Files.readAllBytes(src), 99_999)); // truncated
         assertThrows(IntegrityException.class, () -> TransferLab.checkIntegrity(src, dst));
+    }
+
+    @Test
+    void ratiosUseOnlyMeasuredRoundsAndPairRoundsForTheSpread() {
+        String[] h = {"a", "a"};
+        List<TransferLab.Result> rs = List.of(
+                TransferLab.result("pqssh", "sftp", "upload", 100_000_000, 10.0, "aes128-ctr", "aes128-ctr", "m", "k",
+                        h, TransferLab.WARMUP, 0),
+                TransferLab.result("openssh", "sftp", "upload", 100_000_000, 1.0, "aes128-ctr", "aes128-ctr", "m",
+                        "k", h, TransferLab.WARMUP, 0),
+                // measured: pqssh 100 and 200 MB/s, OpenSSH 200 and 200: per round 0.5x and 1.0x, means 150/200
+                TransferLab.result("pqssh", "sftp", "upload", 100_000_000, 1.0, "aes128-ctr", "aes128-ctr", "m", "k",
+                        h, TransferLab.MEASURED, 0),
+                TransferLab.result("openssh", "sftp", "upload", 100_000_000, 0.5, "aes128-ctr", "aes128-ctr", "m",
+                        "k", h, TransferLab.MEASURED, 0),
+                TransferLab.result("openssh", "sftp", "upload", 100_000_000, 0.5, "aes128-ctr", "aes128-ctr", "m",
+                        "k", h, TransferLab.MEASURED, 1),
+                TransferLab.result("pqssh", "sftp", "upload", 100_000_000, 0.5, "aes128-ctr", "aes128-ctr", "m", "k",
+                        h, TransferLab.MEASURED, 1));
+        List<String> r = TransferLab.ratios(rs);
+        assertEquals(1, r.size(), r.toString());
+        assertTrue(r.get(0).startsWith("sftp upload 100000000 bytes: pqssh/OpenSSH 0.75× (2 runs;"), r.get(0));
+        assertTrue(r.get(0).contains("per round 0.50–1.00×") && r.get(0).endsWith("target ≥ 0.8: missed)"),
+                r.get(0));
+        List<String> cold = TransferLab.coldRatios(rs);
+        assertEquals(1, cold.size(), cold.toString());
+        assertTrue(cold.get(0).contains("pqssh/OpenSSH 0.10× (1 run;"), cold.get(0));
+    }
+
+    @Test
+    void noMeasuredRoundIsRefused() {
+        assertThrows(IllegalArgumentException.class, () -> new TransferLab.Settings(List.of("pqssh"), List.of(1L),
+                List.of(), dir, ServerProcess.DEBIAN_SSHD, Duration.ofSeconds(1), List.of("sftp"), 1, 0));
     }
 
     @Test
