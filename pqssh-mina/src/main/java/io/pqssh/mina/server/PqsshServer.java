@@ -74,6 +74,7 @@ public final class PqsshServer implements AutoCloseable {
         private KemServerSettings kem;
         private boolean kemAnd = true;
         private PublickeyAuthenticator publickey;
+        private boolean publickeyHybridAnd;
         private PasswordAuthenticator password;
         private String authenticationMethods;
         private List<String> kex = PqKex.DEFAULT_ORDER;
@@ -117,6 +118,15 @@ public final class PqsshServer implements AutoCloseable {
 
         public Builder publickey(PublickeyAuthenticator authenticator) {
             this.publickey = authenticator;
+            return this;
+        }
+
+        /**
+         * Also offers {@code publickey-hybrid-and} (AND composite keys only, same authenticator as publickey). It is
+         * offered anyway when {@link #authenticationMethods} names it.
+         */
+        public Builder publickeyHybridAnd(boolean enabled) {
+            this.publickeyHybridAnd = enabled;
             return this;
         }
 
@@ -175,6 +185,10 @@ public final class PqsshServer implements AutoCloseable {
             if (publickey != null) {
                 sshd.setPublickeyAuthenticator(publickey);
                 auth.add(UserAuthPublicKeyFactory.INSTANCE);
+                if (publickeyHybridAnd || (authenticationMethods != null && java.util.Arrays.stream(
+                        authenticationMethods.split("[ ,]")).anyMatch(io.pqssh.mina.auth.hybrid.HybridAnd.NAME::equals))) {
+                    auth.add(io.pqssh.mina.auth.hybrid.ServerHybridAndUserAuthFactory.INSTANCE);
+                }
             } else {
                 sshd.setPublickeyAuthenticator(null);
             }
