@@ -26,6 +26,8 @@ import io.pqssh.core.auth.KemAuthMethod;
 import io.pqssh.mina.auth.ClientKemUserAuthFactory;
 import io.pqssh.mina.auth.KemClientIdentity;
 import io.pqssh.mina.kex.PostQuantumKexPolicy;
+import io.pqssh.mina.kex.FirstKexGuessSender;
+import io.pqssh.mina.kex.GuessingKexFactory;
 import io.pqssh.mina.kex.PqKex;
 
 /** A MINA SSHD client set up the pqssh way: OpenSSH 10 KEX order, KEM methods tried first, PQ policy. */
@@ -131,6 +133,7 @@ public final class PqsshClient implements AutoCloseable {
         // round-trip options (docs/round-trips.md); system properties set the defaults, e.g. for the lab's agent
         private boolean noneProbe = Boolean.getBoolean("pqssh.client.noneProbe");
         private boolean pubkeySignDirectly = Boolean.getBoolean("pqssh.client.pubkeySignDirectly");
+        private boolean guessKex = !"false".equalsIgnoreCase(System.getProperty("pqssh.client.guessKex", "true"));
 
         /** An explicit list also silences the weak-crypto warning, as in OpenSSH. */
         public Builder kex(List<String> names) {
@@ -204,6 +207,17 @@ public final class PqsshClient implements AutoCloseable {
             return this;
         }
 
+        /**
+         * {@code true} (default): the first KEXINIT says {@code first_kex_packet_follows} and the preferred key
+         * exchange's first packet follows it in the same flight (RFC 4253 §7.1; see {@code FirstKexGuess}). A right
+         * guess saves a round trip; a wrong one costs the guessed packet's bytes. It also puts {@code ssh-ed25519}
+         * first and host certificate algorithms last in the host key order (see {@code FirstKexGuess.hostKeyOrder}).
+         */
+        public Builder guessKex(boolean guess) {
+            this.guessKex = guess;
+            return this;
+        }
+
         public Builder timeout(Duration d) {
             this.timeout = d;
             return this;
@@ -215,7 +229,13 @@ public final class PqsshClient implements AutoCloseable {
             SshClient client = ClientBuilder.builder().build();
             client.setSignatureFactories(io.pqssh.mina.keys.PqSignatureFactories.withPq(client.getSignatureFactories()));
             client.addSessionListener(io.pqssh.mina.keys.HostKeyAlgorithmOrder.APPLY_FROM_CONNECTION_CONTEXT);
-            client.setKeyExchangeFactories(PqKex.factories(kex, ClientBuilder.DH2KEX));
+            client.setKeyExchangeFactories(PqKex.factories(kex, guessKex
+                    ? f -> f.isGroupExchange() ? ClientBuilder.DH2KEX.apply(f) : new GuessingKexFactory(f)
+                    : ClientBuilder.DH2KEX));
+            if (guessKex) {
+                client.setReservedSessionMessagesHandler(new FirstKexGuessSender());
+                client.setSignatureFactories(io.pqssh.mina.kex.FirstKexGuess.hostKeyOrder(client.getSignatureFactories()));
+            }
             client.setServerKeyVerifier(Objects.requireNonNull(serverKeyVerifier, "server key verifier"));
             List<UserAuthFactory> auth = new ArrayList<>();
             auth.add(new ClientKemUserAuthFactory(KemAuthMethod.PUBLICKEY_KEM));

@@ -1,0 +1,64 @@
+package io.pqssh.mina.kex;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+import org.apache.sshd.common.AttributeRepository.AttributeKey;
+import org.apache.sshd.common.NamedResource;
+import org.apache.sshd.common.SshConstants;
+import org.apache.sshd.common.io.IoWriteFuture;
+import org.apache.sshd.common.kex.KexProposalOption;
+import org.apache.sshd.common.kex.KeyExchangeFactory;
+import org.apache.sshd.common.session.ReservedSessionMessagesHandler;
+import org.apache.sshd.common.session.Session;
+import org.apache.sshd.common.util.buffer.Buffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends the client's first KEXINIT with {@code first_kex_packet_follows = TRUE}, followed at once by the guessed
+ * exchange's first packet. MINA's hook for this is {@link ReservedSessionMessagesHandler#sendKexInitRequest}: it
+ * sees the finished KEXINIT buffer and may write it itself. MINA keeps the buffer's payload as I_C after the hook
+ * returns, so the flag is set in that buffer (I_C must be the bytes on the wire) and a copy is written, since
+ * writing encodes a buffer in place.
+ *
+ * <p>Only the session's first KEXINIT carries a guess (re-keys run as MINA does), and only when our preferred
+ * method comes from a {@link GuessingKexFactory}.
+ */
+public final class FirstKexGuessSender implements ReservedSessionMessagesHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(FirstKexGuessSender.class);
+    private static final AttributeKey<Boolean> CONSIDERED = new AttributeKey<>();
+    /** Offset from the end of a KEXINIT payload: boolean first_kex_packet_follows, then uint32 reserved. */
+    private static final int FLAG_FROM_END = 5;
+
+    @Override
+    public IoWriteFuture sendKexInitRequest(Session session, Map<KexProposalOption, String> proposal, Buffer kexInit)
+            throws Exception {
+        if (session.isServerSession() || session.setAttribute(CONSIDERED, Boolean.TRUE) != null) {
+            return null;
+        }
+        String preferred = FirstKexGuess.first(proposal.get(KexProposalOption.ALGORITHMS));
+        KeyExchangeFactory f = NamedResource.findByName(preferred, String.CASE_INSENSITIVE_ORDER,
+                session.getKeyExchangeFactories());
+        if (!(f instanceof GuessingKexFactory guessing)) {
+            return null;
+        }
+        byte[] a = kexInit.array();
+        int flag = kexInit.wpos() - FLAG_FROM_END;
+        if (kexInit.available() < 1 + 16 + FLAG_FROM_END || a[kexInit.rpos()] != SshConstants.SSH_MSG_KEXINIT
+                || a[flag] != 0) {
+            return null; // not the layout we expect: send it unchanged
+        }
+        a[flag] = 1;
+        Buffer copy = session.createBuffer(SshConstants.SSH_MSG_KEXINIT, kexInit.available());
+        copy.putRawBytes(a, kexInit.rpos() + 1, kexInit.available() - 1);
+        IoWriteFuture written = session.writePacket(copy);
+
+        GuessableDhgClient guess = guessing.newExchange(session);
+        guess.sendGuess(session.getClientVersion().getBytes(StandardCharsets.UTF_8), kexInit.getCompactData());
+        session.setAttribute(GuessingKexFactory.PENDING, guess);
+        LOG.debug("{}: KEXINIT with first_kex_packet_follows, guessed {} / {}", session, preferred,
+                FirstKexGuess.first(proposal.get(KexProposalOption.SERVERKEYS)));
+        return written;
+    }
+}
