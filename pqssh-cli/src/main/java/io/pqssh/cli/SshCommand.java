@@ -42,7 +42,8 @@ import picocli.CommandLine.Parameters;
                 "Options (-o): StrictHostKeyChecking yes|accept-new|no, UserKnownHostsFile, KexAlgorithms,",
                 "RequirePostQuantumKex yes|no, WarnWeakCrypto yes|no, KEMAuthentication yes|no, IdentityKEMFile,",
                 "PreferredAuthentications, PasswordAuthentication yes|no, ConnectTimeout, Port, User,",
-                "NoneProbe yes|no (default no), PubkeySignDirectly yes|no (default no); see docs/round-trips.md."})
+                "NoneProbe yes|no (default no), PubkeySignDirectly yes|no (default no), GuessKex yes|no (default",
+                "yes: first_kex_packet_follows); see docs/round-trips.md."})
 public final class SshCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "[user@]host", description = "Destination.")
     String destination;
@@ -85,6 +86,9 @@ public final class SshCommand implements Callable<Integer> {
                 .timeout(Duration.ofSeconds(Long.parseLong(o.getOrDefault("connecttimeout", "30"))));
         if (o.containsKey("noneprobe")) {
             b.noneProbe(yes(o.get("noneprobe")));
+        }
+        if (o.containsKey("guesskex")) {
+            b.guessKex(yes(o.get("guesskex")));
         }
         if (o.containsKey("pubkeysigndirectly")) {
             b.pubkeySignDirectly(yes(o.get("pubkeysigndirectly")));

@@ -225,4 +225,34 @@ class RoundTripInteropTest {
             fail("sshd died:\n" + CliHarness.read(sshdLog));
         }
     }
+
+    /**
+     * {@code GuessKex} against OpenSSH 9.2: sshd logs the client's flag ("first_kex_follows 1") and, for a wrong
+     * guess, the packet it drops ("skipped packet"). 9.2 lists sntrup761x25519-sha512 first; a client
+     * that puts it first too guesses right and sshd answers the guessed packet; the default client (mlkem768x25519
+     * first, which 9.2 lacks) guesses wrong and still logs in over the negotiated exchange.
+     */
+    @Test
+    void kexGuessRightAndWrongAgainstOpenSsh() throws Exception {
+        int port = startSshd(List.of());
+        record Case(String label, List<String> options, boolean flag, boolean skipped) {
+        }
+        List<Case> cases = List.of(
+                new Case("right guess", List.of("KexAlgorithms=sntrup761x25519-sha512,curve25519-sha256"),
+                        true, false),
+                new Case("wrong guess (default KEX list)", List.of(), true, true),
+                new Case("GuessKex=no", List.of("GuessKex=no"), false, false));
+        for (Case c : cases) {
+            int offset = CliHarness.read(sshdLog).length();
+            List<String> opts = new ArrayList<>(c.options());
+            opts.add("PubkeySignDirectly=yes");
+            CliHarness.Result r = login(port, List.of(userKey), opts.toArray(String[]::new));
+            assertEquals(7, r.rc(), c.label() + ": " + r.all());
+            String log = logAfter(offset);
+            assertTrue(log.contains("first_kex_follows " + (c.flag() ? 1 : 0)), c.label() + ":\n" + log);
+            assertEquals(c.skipped(), log.contains("skipped packet (type 30)"), c.label() + ": dropped guess?\n" + log);
+            assertEquals(c.skipped(), log.contains("proposal mismatch"), c.label() + ": mismatch logged?\n" + log);
+            assertTrue(log.contains("Accepted publickey for " + CliHarness.user()), c.label() + ":\n" + log);
+        }
+    }
 }
