@@ -16,7 +16,8 @@ import java.util.Map;
  * @param clientKex   KEX names the client offers
  * @param serverKex   KEX names the server offers
  * @param hostKey     host key label (see {@link #SIG_TYPES})
- * @param auth        client auth label: a signature label, mk512/768/1024, or password
+ * @param auth        client auth label: a signature label, mk512/768/1024, password, {@code sig+kem} for
+ *                    publickey-kem-and, or comma-separated steps ({@code ed25519,md65}) for a multi-step login
  * @param unsupported why it cannot run, or null
  */
 public record HandshakeConfig(String name, String suite, List<String> clientKex, List<String> serverKex,
@@ -43,6 +44,9 @@ public record HandshakeConfig(String name, String suite, List<String> clientKex,
         SIG_TYPES.put("sd192f", "ssh-slhdsapuresha2192f");
         SIG_TYPES.put("sd256f", "ssh-slhdsapuresha2256f");
         SIG_TYPES.put("mldsa44-ed25519", "ssh-mldsa44-ed25519@openssh.com");
+        // the KEMUAuth artifact's AND composites (pqssh's own wire layout, docs/lab-handshake.md)
+        SIG_TYPES.put("ed25519-md65", "ssh-ed25519-mldsa-65");
+        SIG_TYPES.put("ed25519-sd192f", "ssh-ed25519-slhdsapuresha2192f");
         KEM_TYPES.put("mk512", "MLKEM512");
         KEM_TYPES.put("mk768", "MLKEM768");
         KEM_TYPES.put("mk1024", "MLKEM1024");
@@ -57,25 +61,69 @@ public record HandshakeConfig(String name, String suite, List<String> clientKex,
         return unsupported == null;
     }
 
-    /** What the server process must offer for this configuration: host key and KEX list. */
+    /** What the server process must offer for this configuration: host key, KEX list, AuthenticationMethods. */
     public String serverProfile() {
-        return hostKey + "|" + String.join(",", serverKex);
+        return hostKey + "|" + String.join(",", serverKex) + "|" + serverAuthenticationMethods();
     }
 
-    /** The authentication method name on the wire. */
+    /**
+     * The server's {@code AuthenticationMethods}: the method itself for the hybrid and multi-step configurations
+     * (as the artifact's sshd was set up), {@code any} otherwise.
+     */
+    public String serverAuthenticationMethods() {
+        String m = method();
+        return m.contains(",") || m.equals(HYBRID_AND) || m.equals(KEM_AND) ? m : "any";
+    }
+
+    static final String HYBRID_AND = "publickey-hybrid-and";
+    static final String KEM_AND = "publickey-kem-and";
+
+    /** The authentication method name on the wire; comma-separated for a multi-step login. */
     public String method() {
-        if (auth.equals("password")) {
+        List<String> steps = new ArrayList<>();
+        for (String step : auth.split(",")) {
+            steps.add(stepMethod(step));
+        }
+        return String.join(",", steps);
+    }
+
+    static String stepMethod(String step) {
+        if (step.equals("password")) {
             return "password";
         }
-        return KEM_TYPES.containsKey(auth) ? "publickey-kem" : "publickey";
+        if (step.contains("+")) {
+            return KEM_AND;
+        }
+        if (KEM_TYPES.containsKey(step)) {
+            return "publickey-kem";
+        }
+        return isAndComposite(step) ? HYBRID_AND : "publickey";
+    }
+
+    /** Whether a signature label names one of the AND composites (used with publickey-hybrid-and). */
+    static boolean isAndComposite(String label) {
+        String type = SIG_TYPES.get(label);
+        return type != null && io.pqssh.core.sig.SignatureKeyType.forName(type)
+                .map(io.pqssh.core.sig.SignatureKeyType::andComposite).orElse(false);
+    }
+
+    /** Whether {@code auth} is a known auth label (see the record's parameter list). */
+    static boolean validAuth(String auth) {
+        for (String step : auth.split(",", -1)) {
+            String[] p = step.split("\\+", -1);
+            boolean ok = p.length == 1 ? SIG_TYPES.containsKey(step) || KEM_TYPES.containsKey(step)
+                    || step.equals("password")
+                    : p.length == 2 && SIG_TYPES.containsKey(p[0]) && !isAndComposite(p[0])
+                            && KEM_TYPES.containsKey(p[1]);
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static HandshakeConfig of(String name, String suite, String hostKey, String auth) {
         return new HandshakeConfig(name, suite, DEFAULT_KEX, DEFAULT_KEX, hostKey, auth, null);
-    }
-
-    private static HandshakeConfig missing(String name, String suite, String hostKey, String auth, String why) {
-        return new HandshakeConfig(name, suite, DEFAULT_KEX, DEFAULT_KEX, hostKey, auth, why);
     }
 
     /** Every named configuration, in suite order. */
@@ -86,20 +134,15 @@ public record HandshakeConfig(String name, String suite, List<String> clientKex,
                 "sd256f", "mk512", "mk768", "mk1024", "password")) {
             c.add(of(a, "fig3", "ed25519", a));
         }
-        // Figure 4: migrations (composite ssh-ed25519-mldsa-65 / -slhdsa keys and the hybrid/multi-step
-        // methods of the KEMUAuth artifact are not implemented by pqssh)
-        String composite = "needs the KEMUAuth artifact's composite host key ssh-ed25519-mldsa-65/-slhdsa192f, "
-                + "which pqssh does not implement";
-        c.add(missing("h-md65", "fig4", "ed25519-md65", "ed25519-md65",
-                "needs publickey-hybrid-and and " + composite));
-        c.add(missing("h-sd192f", "fig4", "ed25519-sd192f", "ed25519-sd192f",
-                "needs publickey-hybrid-and and " + composite));
-        c.add(missing("h-mk768-md65", "fig4", "ed25519-md65", "mk768", composite));
-        c.add(missing("h-mk768-sd192f", "fig4", "ed25519-sd192f", "mk768", composite));
-        c.add(missing("ms-md65", "fig4", "ed25519-md65", "ed25519,md65",
-                "needs multi-step AuthenticationMethods publickey,publickey in the lab server and " + composite));
-        c.add(missing("ms-mk768", "fig4", "ed25519-md65", "ed25519,mk768",
-                "needs multi-step AuthenticationMethods publickey,publickey-kem in the lab server and " + composite));
+        // Figure 4: migrations. h- = hybrid (AND composite keys under publickey-hybrid-and, or Ed25519 signature +
+        // ML-KEM-768 under publickey-kem-and), ms- = multi-step AuthenticationMethods; host keys are the AND
+        // composites (the artifact's SERVER_HOSTKEY_MODE=and)
+        c.add(of("h-md65", "fig4", "ed25519-md65", "ed25519-md65"));
+        c.add(of("h-sd192f", "fig4", "ed25519-sd192f", "ed25519-sd192f"));
+        c.add(of("h-mk768-md65", "fig4", "ed25519-md65", "ed25519+mk768"));
+        c.add(of("h-mk768-sd192f", "fig4", "ed25519-sd192f", "ed25519+mk768"));
+        c.add(of("ms-md65", "fig4", "ed25519-md65", "ed25519,md65"));
+        c.add(of("ms-mk768", "fig4", "ed25519-md65", "ed25519,mk768"));
         c.add(of("mk768-md65", "fig4", "md65", "mk768"));
         // Figure 5: client auth + host key
         c.add(of("ed25519+ed25519", "fig5", "ed25519", "ed25519"));
@@ -154,9 +197,9 @@ public record HandshakeConfig(String name, String suite, List<String> clientKex,
         if (!SIG_TYPES.containsKey(hk)) {
             throw new IllegalArgumentException("unknown --hostkey '" + hk + "'; known: " + SIG_TYPES.keySet());
         }
-        if (!SIG_TYPES.containsKey(au) && !KEM_TYPES.containsKey(au) && !au.equals("password")) {
+        if (!validAuth(au)) {
             throw new IllegalArgumentException("unknown --auth '" + au + "'; known: " + SIG_TYPES.keySet() + ", "
-                    + KEM_TYPES.keySet() + ", password");
+                    + KEM_TYPES.keySet() + ", password, SIG+KEM (publickey-kem-and), STEP,STEP (multi-step)");
         }
         String name = "kex=" + String.join("+", kex) + ",host=" + hk + ",auth=" + au;
         return new HandshakeConfig(name, "user", kex, kex, hk, au, null);

@@ -4,13 +4,17 @@ import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.security.KeyPair;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
+import org.apache.sshd.client.auth.UserAuthFactory;
 import org.apache.sshd.client.keyverifier.AcceptAllServerKeyVerifier;
 import org.apache.sshd.client.session.ClientSession;
 
 import io.pqssh.mina.auth.KemClientIdentity;
+import io.pqssh.mina.auth.hybrid.ClientHybridAndUserAuthFactory;
 import io.pqssh.mina.client.PqsshClient;
 
 /**
@@ -50,14 +54,18 @@ public final class LabClient {
     static String run(String host, int port, List<String> kex, String hostKey, String auth) throws Exception {
         PqsshClient.Builder b = PqsshClient.builder().serverKeyVerifier(AcceptAllServerKeyVerifier.INSTANCE)
                 .warningSink(w -> { }).kex(kex).timeout(Duration.ofSeconds(60));
-        if (auth.equals("password")) {
-            b.password(LabServer.PASSWORD).preferredAuthentications(List.of("password"));
-        } else if (HandshakeConfig.KEM_TYPES.containsKey(auth)) {
-            b.kemIdentity(KemClientIdentity.of(LabKeys.kem(auth))).preferredAuthentications(List.of("publickey-kem"));
-        } else {
-            b.identity(LabKeys.signature(auth)).preferredAuthentications(List.of("publickey"));
+        Credentials cred = Credentials.of(auth);
+        b.preferredAuthentications(cred.methods);
+        if (cred.password) {
+            b.password(LabServer.PASSWORD);
         }
         try (PqsshClient client = b.start()) {
+            if (cred.methods.contains(HandshakeConfig.HYBRID_AND)) {
+                // PqsshClient has no publickey-hybrid-and of its own: add it before any session exists
+                List<UserAuthFactory> f = new ArrayList<>(client.sshClient().getUserAuthFactories());
+                f.add(0, new ClientHybridAndUserAuthFactory());
+                client.sshClient().setUserAuthFactories(f);
+            }
             long t0 = System.nanoTime();
             ClientSession s = client.sshClient().connect(LabServer.USER, host, port).verify(Duration.ofSeconds(60))
                     .getSession();
@@ -68,13 +76,14 @@ public final class LabClient {
             }
             String result;
             try (s) {
-                if (auth.equals("password")) {
+                if (cred.password) {
                     s.addPasswordIdentity(LabServer.PASSWORD);
-                } else if (HandshakeConfig.KEM_TYPES.containsKey(auth)) {
-                    s.setAttribute(io.pqssh.mina.auth.ClientKemUserAuthFactory.IDENTITY,
-                            KemClientIdentity.of(LabKeys.kem(auth)));
-                } else {
-                    s.addPublicKeyIdentity(LabKeys.signature(auth));
+                }
+                if (cred.kem != null) {
+                    s.setAttribute(io.pqssh.mina.auth.ClientKemUserAuthFactory.IDENTITY, cred.kem);
+                }
+                for (KeyPair k : cred.keys) {
+                    s.addPublicKeyIdentity(k);
                 }
                 s.auth().verify(Duration.ofSeconds(60));
                 long t2 = System.nanoTime();
@@ -91,6 +100,43 @@ public final class LabClient {
                 throw new IllegalStateException("MINA transport did not report the connection closed within 5 s");
             }
             return result + " " + counted.bytesWritten() + " " + counted.bytesRead();
+        }
+    }
+
+    /**
+     * What the client holds and which methods it tries, in order, for an auth label (see {@link HandshakeConfig}):
+     * one method, {@code sig+kem} (publickey-kem-and) or comma-separated steps, whose keys are registered in step
+     * order (MINA's publickey then offers them in that order, as {@code ssh -i a -i b} does).
+     */
+    record Credentials(List<String> methods, List<KeyPair> keys, KemClientIdentity kem, boolean password) {
+        static Credentials of(String auth) {
+            List<String> methods = new ArrayList<>();
+            List<KeyPair> keys = new ArrayList<>();
+            KemClientIdentity kem = null;
+            boolean password = false;
+            for (String step : auth.split(",")) {
+                String m = HandshakeConfig.stepMethod(step);
+                if (!methods.contains(m)) {
+                    methods.add(m);
+                }
+                if (m.equals("password")) {
+                    password = true;
+                } else if (m.equals(HandshakeConfig.KEM_AND)) {
+                    String[] p = step.split("\\+", 2);
+                    kem = new KemClientIdentity(LabKeys.kem(p[1]), null, LabKeys.signature(p[0]));
+                } else if (m.equals("publickey-kem")) {
+                    kem = KemClientIdentity.of(LabKeys.kem(step));
+                } else {
+                    keys.add(LabKeys.signature(step));
+                }
+            }
+            if (methods.equals(List.of(HandshakeConfig.HYBRID_AND))) {
+                // the pqssh client skips the `none` probe only for methods it knows to hold a credential for, and
+                // it knows publickey: listing it second keeps the first request the hybrid one, with no extra
+                // round trip, while the server (AuthenticationMethods publickey-hybrid-and) accepts only that
+                methods.add("publickey");
+            }
+            return new Credentials(List.copyOf(methods), List.copyOf(keys), kem, password);
         }
     }
 }

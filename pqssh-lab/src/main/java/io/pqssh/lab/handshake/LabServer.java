@@ -11,8 +11,10 @@ import io.pqssh.mina.server.PqsshServer;
 
 /**
  * The lab's pqssh server, run inside the server namespace: one {@link PqsshServer} per profile
- * ({@code hostkey|kex1,kex2}), each with a fresh host key, publickey, publickey-kem (ML-KEM-512/768/1024) and
- * password enabled for user {@value #USER}. Prints {@code PORT i n} per profile, then {@code READY}; runs until its
+ * ({@code hostkey|kex1,kex2[|AuthenticationMethods]}), each with a fresh host key, publickey, publickey-hybrid-and,
+ * publickey-kem and publickey-kem-and (ML-KEM-512/768/1024) and password enabled for user {@value #USER}, and the
+ * profile's {@code AuthenticationMethods} ({@code any} when absent; e.g. {@code publickey,publickey} for a
+ * multi-step login). Prints {@code PORT i n} per profile, then {@code READY}; runs until its
  * stdin closes (so it dies with the lab), answering {@code BYTES clientPort} with {@code BYTES read written}: the
  * TCP payload bytes this server's MINA transport read and wrote on that (closed) connection ({@link MinaByteCounter}).
  *
@@ -29,7 +31,7 @@ public final class LabServer {
 
     public static void main(String[] args) throws Exception {
         if (args.length < 2) {
-            System.err.println("usage: LabServer LISTEN_ADDR PROFILE...   (PROFILE = hostkey|kex,kex)");
+            System.err.println("usage: LabServer LISTEN_ADDR PROFILE...   (PROFILE = hostkey|kex,kex[|methods])");
             System.exit(2);
         }
         String listen = args[0];
@@ -37,7 +39,8 @@ public final class LabServer {
         List<PqsshServer> servers = new ArrayList<>();
         try {
             for (int i = 1; i < args.length; i++) {
-                String[] p = args[i].split("\\|", 2);
+                String[] p = args[i].split("\\|", 3);
+                String methods = p.length > 2 ? p[2] : "any";
                 KemServerSettings kem = KemServerSettings.builder().allowedAlgorithms(EnumSet.allOf(KemAlgorithm.class))
                         .authorizer((user, cred, addr) -> USER.equals(user)).build();
                 PqsshServer s = PqsshServer.builder().host(listen).port(0)
@@ -45,6 +48,8 @@ public final class LabServer {
                         .kex(List.of(p[1].split(",")))
                         .kem(kem)
                         .publickey((user, key, session) -> USER.equals(user))
+                        .publickeyHybridAnd(true)
+                        .authenticationMethods(methods)
                         .password((user, pw, session) -> USER.equals(user) && PASSWORD.equals(pw))
                         .sftp(false)
                         .start();

@@ -57,6 +57,10 @@ final class OpenSshPeer implements AutoCloseable {
 
     /** Why OpenSSH cannot run this configuration here, or null. */
     String unsupported(HandshakeConfig c) {
+        String gap = artifactGap(c);
+        if (gap != null) {
+            return gap;
+        }
         if (!c.hostKey().equals("ed25519") || !c.auth().equals("ed25519")) {
             return "the OpenSSH peer runs Ed25519 host and user keys only";
         }
@@ -67,6 +71,35 @@ final class OpenSshPeer implements AutoCloseable {
             return "this OpenSSH lacks " + c.clientKex().get(0);
         }
         return null;
+    }
+
+    /**
+     * What the KEMUAuth artifact's patched OpenSSH has and stock OpenSSH (Debian 9.2 here) lacks, for this
+     * configuration: the AND composite key types and the publickey-hybrid-and / publickey-kem(-and) methods. Null
+     * when the configuration needs none of them.
+     */
+    static String artifactGap(HandshakeConfig c) {
+        List<String> gaps = new java.util.ArrayList<>();
+        for (String label : new String[] {c.hostKey(), c.auth()}) {
+            for (String step : label.split("[,+]")) {
+                if (HandshakeConfig.isAndComposite(step)) {
+                    String type = HandshakeConfig.SIG_TYPES.get(step);
+                    if (!gaps.contains(type + " keys")) {
+                        gaps.add(type + " keys");
+                    }
+                }
+            }
+        }
+        for (String m : c.method().split(",")) {
+            if ((m.equals(HandshakeConfig.HYBRID_AND) || m.startsWith("publickey-kem")) && !gaps.contains(m)) {
+                gaps.add(m);
+            }
+        }
+        if (gaps.isEmpty()) {
+            return null;
+        }
+        return "stock OpenSSH (Debian 9.2) has no " + String.join(", no ", gaps)
+                + " (KEMUAuth artifact extensions; pqssh runs this configuration, OpenSSH cannot)";
     }
 
     List<String> kexFor(HandshakeConfig c) {

@@ -19,9 +19,15 @@ public final class Published {
         for (int i = 0; i < fig3.length; i += 2) {
             put("fig3", fig3[i], 67, 10, Double.parseDouble(fig3[i + 1]));
         }
-        put("fig4", "mk768-md65", 37, 10, 518.84);
-        put("fig4", "mk768-md65", 67, 10, 848.75);
-        put("fig4", "mk768-md65", 163, 10, 1911.72);
+        String[] fig4 = {"h-md65", "524.67", "854.60", "1915.50", "h-sd192f", "645.29", "1033.59", "2285.79",
+            "h-mk768-md65", "523.68", "852.37", "1915.46", "h-mk768-sd192f", "582.00", "944.51", "2098.43",
+            "ms-md65", "603.85", "992.99", "2249.28", "ms-mk768", "600.32", "988.66", "2246.80",
+            "mk768-md65", "518.84", "848.75", "1911.72"};
+        for (int i = 0; i < fig4.length; i += 4) {
+            put("fig4", fig4[i], 37, 10, Double.parseDouble(fig4[i + 1]));
+            put("fig4", fig4[i], 67, 10, Double.parseDouble(fig4[i + 2]));
+            put("fig4", fig4[i], 163, 10, Double.parseDouble(fig4[i + 3]));
+        }
         int[] iw = {3, 5, 7, 10, 15, 20, 25, 30, 35, 40, 50};
         String[] names = {"ed25519+ed25519", "md65+md65", "sd192f+sd192f", "mk768+md65", "mk768+sd192f"};
         double[][] p50 = {
