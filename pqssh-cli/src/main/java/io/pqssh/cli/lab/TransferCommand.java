@@ -29,6 +29,11 @@ public final class TransferCommand implements Callable<Integer> {
     @Option(names = "--ciphers", split = ",", description = "Client cipher list, e.g. aes128-ctr (default: MINA's).")
     List<String> ciphers = new ArrayList<>();
 
+    @Option(names = "--warm-client", negatable = true, description = "Before the warm-up rounds, one transfer per"
+            + " server with the client's JIT, then restart the servers, so that warm-up round 0 shows a fresh"
+            + " server's cost against a warm client (default on).")
+    boolean warmClient = true;
+
     @Option(names = "--warmup", description = "Unmeasured rounds before the measured ones (default 1): the first"
             + " transfers run while the JIT of the client and of the pqssh server is compiling; they are reported"
             + " apart.")
@@ -54,7 +59,7 @@ public final class TransferCommand implements Callable<Integer> {
         List<Long> sz = sizes.stream().map(TransferLab::parseSize).toList();
         Path wd = workDir != null ? workDir : Files.createTempDirectory("pqssh-lab-transfer");
         List<TransferLab.Result> rs = TransferLab.run(new TransferLab.Settings(servers, sz, ciphers, wd, opensshBin,
-                Duration.ofMillis(Math.round(timeout * 1000)), protocols, warmup, repeat), System.err);
+                Duration.ofMillis(Math.round(timeout * 1000)), protocols, warmClient, warmup, repeat), System.err);
         if (out != null) {
             TransferLab.write(out, rs);
             System.out.print(Files.readString(out.resolve("transfer.md")));

@@ -51,11 +51,14 @@ public final class TransferLab {
      * @param warmup transfers per server and protocol (of the first size) before the measured ones, recorded with
      *               phase "warmup" but left out of the ratios: the first transfers run while the JIT of the lab's
      *               client JVM (shared by both servers) and of the pqssh server JVM is still compiling
+     * @param warmClient first one transfer per server and protocol (phase "client-warmup") with the JIT of the
+     *               lab's client, then every server is restarted: warm-up round 0 is then a fresh server against a
+     *               warm client, the cold cost of the server alone
      * @param repeat measured rounds; each round runs every server in turn (reversed every other round), so load
      *               from other work on the machine falls on both servers alike
      */
     public record Settings(List<String> servers, List<Long> sizes, List<String> ciphers, Path workDir,
-            Path opensshBin, Duration timeout, List<String> protocols, int warmup, int repeat) {
+            Path opensshBin, Duration timeout, List<String> protocols, boolean warmClient, int warmup, int repeat) {
         public Settings {
             protocols = List.copyOf(protocols);
             if (protocols.isEmpty()) {
@@ -76,7 +79,7 @@ public final class TransferLab {
         /** No warm-up, one round. */
         public Settings(List<String> servers, List<Long> sizes, List<String> ciphers, Path workDir, Path opensshBin,
                 Duration timeout, List<String> protocols) {
-            this(servers, sizes, ciphers, workDir, opensshBin, timeout, protocols, 0, 1);
+            this(servers, sizes, ciphers, workDir, opensshBin, timeout, protocols, false, 0, 1);
         }
 
         /** SFTP and SCP, no warm-up, one round. */
@@ -100,6 +103,7 @@ public final class TransferLab {
         }
     }
 
+    public static final String CLIENT_WARMUP = "client-warmup";
     public static final String WARMUP = "warmup";
     public static final String MEASURED = "measured";
 
@@ -142,6 +146,18 @@ public final class TransferLab {
 
     /** JVM options of the pqssh server child. */
     static final List<String> PQSSH_SERVER_JVM = List.of("-Xmx512m");
+
+    /** System property with extra, space-separated JVM options for the pqssh server child (profiling, trials). */
+    public static final String EXTRA_JVM_PROPERTY = "pqssh.lab.transfer.server-jvm";
+
+    static List<String> pqsshServerJvm() {
+        List<String> jvm = new ArrayList<>(PQSSH_SERVER_JVM);
+        String extra = System.getProperty(EXTRA_JVM_PROPERTY, "").strip();
+        if (!extra.isEmpty()) {
+            jvm.addAll(List.of(extra.split("\\s+")));
+        }
+        return jvm;
+    }
 
     private static void copy(InputStream in, OutputStream out) throws IOException {
         byte[] buf = new byte[SFTP_BUFFER];
@@ -207,7 +223,7 @@ public final class TransferLab {
             for (String serverName : s.servers()) {
                 ServerProcess server = switch (serverName) {
                     case "pqssh" -> new ServerProcess.Pqssh(s.workDir().resolve("pqssh"), keys,
-                            "sntrup761x25519-sha512", null, List.of(), PQSSH_SERVER_JVM);
+                            "sntrup761x25519-sha512", null, List.of(), pqsshServerJvm());
                     case "openssh" -> new ServerProcess.OpenSsh(s.workDir().resolve("openssh"), s.opensshBin(), keys,
                             ServerProcess.OpenSsh.sntrupName(s.opensshBin()),
                             List.of("Subsystem sftp " + DEBIAN_SFTP_SERVER));
@@ -246,6 +262,19 @@ public final class TransferLab {
                         randomFile(src, size);
                     }
                 }
+                if (s.warmClient()) {
+                    for (ServerProcess server : servers) {
+                        for (String protocol : s.protocols()) {
+                            transferOnce(client, s, data, server, protocol, s.sizes().get(0), CLIENT_WARMUP, 0, out,
+                                    progress);
+                        }
+                    }
+                    // a fresh server for the warm-up rounds, so that round 0 shows its own start-up cost
+                    for (ServerProcess server : servers) {
+                        server.close();
+                        server.start();
+                    }
+                }
                 int rounds = s.warmup() + s.repeat();
                 for (int round = 0; round < rounds; round++) {
                     boolean warm = round < s.warmup();
@@ -261,13 +290,7 @@ public final class TransferLab {
                     for (ServerProcess server : order) {
                         for (long size : sizes) {
                             for (String protocol : s.protocols()) {
-                                String serverName = server.name();
-                                transfer(client, server.port(), serverName, protocol, size,
-                                        data.resolve("src-" + size),
-                                        s.workDir().resolve(serverName + "-" + protocol + "-remote-" + size)
-                                                .toAbsolutePath(),
-                                        data.resolve(serverName + "-" + protocol + "-back-" + size), phase, run, out,
-                                        progress);
+                                transferOnce(client, s, data, server, protocol, size, phase, run, out, progress);
                             }
                         }
                     }
@@ -279,6 +302,15 @@ public final class TransferLab {
             }
         }
         return out;
+    }
+
+    private static void transferOnce(PqsshClient client, Settings s, Path data, ServerProcess server,
+            String protocol, long size, String phase, int run, List<Result> out, PrintStream progress)
+            throws Exception {
+        String name = server.name();
+        transfer(client, server.port(), name, protocol, size, data.resolve("src-" + size),
+                s.workDir().resolve(name + "-" + protocol + "-remote-" + size).toAbsolutePath(),
+                data.resolve(name + "-" + protocol + "-back-" + size), phase, run, out, progress);
     }
 
     /** One upload (src to remote) and one download (remote to back) over a fresh session, both checked. */

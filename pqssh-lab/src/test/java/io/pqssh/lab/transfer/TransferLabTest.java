@@ -102,7 +102,7 @@ class TransferLabTest {
     @Test
     void noMeasuredRoundIsRefused() {
         assertThrows(IllegalArgumentException.class, () -> new TransferLab.Settings(List.of("pqssh"), List.of(1L),
-                List.of(), dir, ServerProcess.DEBIAN_SSHD, Duration.ofSeconds(1), List.of("sftp"), 1, 0));
+                List.of(), dir, ServerProcess.DEBIAN_SSHD, Duration.ofSeconds(1), List.of("sftp"), false, 1, 0));
     }
 
     @Test

@@ -239,6 +239,8 @@ public final class PqsshServer implements AutoCloseable {
                 org.apache.sshd.sftp.SftpModuleProperties.MAX_READDATA_PACKET_LENGTH.set(sshd, 255 * 1024);
             }
             sshd.start();
+            // JIT-compile the transport ciphers and MACs now rather than during the first transfer (issue 4)
+            TransportWarmup.start(sshd.getCipherFactories(), sshd.getMacFactories());
             LOG.info("pqssh server listening on {}:{} (kex {})", host, sshd.getPort(), String.join(",", kex));
             return new PqsshServer(sshd, kem);
         }
