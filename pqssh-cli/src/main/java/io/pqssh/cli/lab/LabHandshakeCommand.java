@@ -64,7 +64,8 @@ public final class LabHandshakeCommand implements Callable<Integer> {
     @Option(names = "--out", description = "results folder (default ${DEFAULT-VALUE})", defaultValue = "lab-results")
     Path out;
 
-    @Option(names = "--peer", description = "pqssh (default), openssh, or both (comma-separated)",
+    @Option(names = "--peer", description = "pqssh (default), openssh, both, all, pqssh-to-openssh (the pqssh client "
+            + "against OpenSSH's sshd); comma-separated",
             defaultValue = "pqssh")
     String peer;
 
@@ -91,10 +92,13 @@ public final class LabHandshakeCommand implements Callable<Integer> {
         for (String p : peer.toLowerCase(Locale.ROOT).split(",")) {
             if (p.equals("both")) {
                 peers.addAll(List.of("pqssh", "openssh"));
-            } else if (p.equals("pqssh") || p.equals("openssh")) {
+            } else if (p.equals("all")) {
+                peers.addAll(List.of("pqssh", "openssh", HandshakeLab.PQSSH_TO_OPENSSH));
+            } else if (p.equals("pqssh") || p.equals("openssh") || p.equals(HandshakeLab.PQSSH_TO_OPENSSH)) {
                 peers.add(p);
             } else {
-                throw new IllegalArgumentException("--peer " + p + ": use pqssh, openssh or both");
+                throw new IllegalArgumentException("--peer " + p + ": use pqssh, openssh, " + HandshakeLab.PQSSH_TO_OPENSSH
+                        + ", both or all");
             }
         }
         LinkedHashSet<HandshakeConfig> configs = new LinkedHashSet<>();

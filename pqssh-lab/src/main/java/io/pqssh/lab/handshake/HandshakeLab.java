@@ -30,6 +30,13 @@ public final class HandshakeLab {
     public record Net(double rttMs, double lossPct, int initcwnd) {
     }
 
+    /**
+     * Peers: {@code pqssh} (pqssh client and server), {@code openssh} (ssh and sshd), {@code pqssh-to-openssh}
+     * (the pqssh client agent against the OpenSSH peer's sshd, same keys and KEX as {@code openssh}).
+     */
+    public static final String PQSSH_TO_OPENSSH = "pqssh-to-openssh";
+    static final List<String> PEERS = List.of("pqssh", "openssh", PQSSH_TO_OPENSSH);
+
     /** What to run. */
     public record Plan(List<HandshakeConfig> configs, List<Double> rtts, List<Double> losses, List<Integer> initcwnds,
             int runs, int warmup, long seed, Path out, boolean loopback, List<String> peers, Path opensshBin) {
@@ -37,12 +44,13 @@ public final class HandshakeLab {
         public Plan {
             peers = List.copyOf(peers);
             for (String p : peers) {
-                if (!p.equals("pqssh") && !p.equals("openssh")) {
-                    throw new IllegalArgumentException("unknown peer '" + p + "' (pqssh, openssh)");
+                if (!PEERS.contains(p)) {
+                    throw new IllegalArgumentException("unknown peer '" + p + "' (" + String.join(", ", PEERS) + ")");
                 }
             }
-            if (loopback && peers.contains("openssh")) {
-                throw new IllegalArgumentException("--peer openssh needs the emulated link (not --loopback)");
+            if (loopback && (peers.contains("openssh") || peers.contains(PQSSH_TO_OPENSSH))) {
+                throw new IllegalArgumentException("--peer openssh and " + PQSSH_TO_OPENSSH
+                        + " need the emulated link (not --loopback)");
             }
         }
 
@@ -100,7 +108,7 @@ public final class HandshakeLab {
             Child client = startClient(link, true);
             OpenSshPeer openssh = null;
             List<HandshakeConfig> sshConfigs = List.of();
-            if (plan.peers().contains("openssh")) {
+            if (plan.peers().contains("openssh") || plan.peers().contains(PQSSH_TO_OPENSSH)) {
                 openssh = new OpenSshPeer(plan.opensshBin());
                 openssh.start(link, plan.opensshBin());
                 OpenSshPeer o = openssh;
@@ -113,7 +121,9 @@ public final class HandshakeLab {
                 }).toList();
             }
             Net current = first;
-            List<Object[]> trials = trials(plan.peers().contains("pqssh") ? configs : List.of(), sshConfigs, nets);
+            List<Object[]> trials = trials(plan.peers().contains("pqssh") ? configs : List.of(),
+                    plan.peers().contains("openssh") ? sshConfigs : List.of(),
+                    plan.peers().contains(PQSSH_TO_OPENSSH) ? sshConfigs : List.of(), nets);
             Progress bar = new Progress(progress, trials.size());
             for (Object[] t : trials) {
                 HandshakeConfig c = (HandshakeConfig) t[0];
@@ -133,6 +143,17 @@ public final class HandshakeLab {
                     link.checkHealthy();
                     samples.add(opensshSample(c, n, round, run, link, retx));
                     bar.step("openssh " + c.name());
+                    continue;
+                }
+                if (t[3].equals(PQSSH_TO_OPENSSH)) {
+                    String reply = client.request("RUN " + LinkEmulator.ADDR_A + " " + OpenSshPeer.PORT + " "
+                            + String.join(",", openssh.kexFor(c)) + " " + c.hostKey() + " " + c.auth() + " "
+                            + OpenSshPeer.USER + " " + openssh.userKeyFile());
+                    Thread.sleep(Math.max(50, (long) (n.rttMs() * 2)));
+                    long retx = link.kernelRetransmissions() - retx0;
+                    link.checkHealthy();
+                    samples.add(sample(c, n, round, reply, link, retx, PQSSH_TO_OPENSSH));
+                    bar.step(PQSSH_TO_OPENSSH + " " + c.name());
                     continue;
                 }
                 int port = server.ports.get(profiles.indexOf(c.serverProfile()));
@@ -195,7 +216,7 @@ public final class HandshakeLab {
             children.add(server);
             Child client = startClient(null, false);
             children.add(client);
-            List<Object[]> trials = trials(configs, List.of(), List.of(new Net(0, 0, 10)));
+            List<Object[]> trials = trials(configs, List.of(), List.of(), List.of(new Net(0, 0, 10)));
             Progress bar = new Progress(progress, trials.size());
             for (Object[] t : trials) {
                 HandshakeConfig c = (HandshakeConfig) t[0];
@@ -213,7 +234,8 @@ public final class HandshakeLab {
         }
     }
 
-    private List<Object[]> trials(List<HandshakeConfig> configs, List<HandshakeConfig> sshConfigs, List<Net> nets) {
+    private List<Object[]> trials(List<HandshakeConfig> configs, List<HandshakeConfig> sshConfigs,
+            List<HandshakeConfig> crossConfigs, List<Net> nets) {
         Random rnd = new Random(plan.seed());
         List<Object[]> all = new ArrayList<>();
         for (int round = 0; round < plan.warmup() + plan.runs(); round++) {
@@ -225,6 +247,9 @@ public final class HandshakeLab {
                 for (HandshakeConfig c : sshConfigs) {
                     r.add(new Object[] {c, n, round, "openssh"});
                 }
+                for (HandshakeConfig c : crossConfigs) {
+                    r.add(new Object[] {c, n, round, PQSSH_TO_OPENSSH});
+                }
             }
             Collections.shuffle(r, rnd);
             all.addAll(r);
@@ -233,9 +258,15 @@ public final class HandshakeLab {
     }
 
     private Sample sample(HandshakeConfig c, Net n, int round, String reply, LinkEmulator link, long retx) {
+        return sample(c, n, round, reply, link, retx, "pqssh");
+    }
+
+    /** A sample of the pqssh client agent's reply; {@code peer} names the server side's pairing. */
+    private Sample sample(HandshakeConfig c, Net n, int round, String reply, LinkEmulator link, long retx,
+            String peer) {
         boolean warm = round < plan.warmup();
         if (reply == null || !reply.startsWith("OK ")) {
-            return Sample.of(c.suite(), c.name(), "pqssh", n.rttMs(), n.lossPct(), n.initcwnd(), round, warm, -1, -1,
+            return Sample.of(c.suite(), c.name(), peer, n.rttMs(), n.lossPct(), n.initcwnd(), round, warm, -1, -1,
                     -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, retx, -1, "", "", c.method(),
                     reply == null ? "client agent gave no answer" : reply, null);
         }
@@ -250,7 +281,7 @@ public final class HandshakeLab {
         double clientWall = (tDone - t0) / 1e6;
         String err = "0".equals(f[6]) ? null : "remote true exited with " + f[6];
         if (link == null) {
-            return Sample.of(c.suite(), c.name(), "pqssh", n.rttMs(), n.lossPct(), n.initcwnd(), round, warm,
+            return Sample.of(c.suite(), c.name(), peer, n.rttMs(), n.lossPct(), n.initcwnd(), round, warm,
                     clientAuth, clientWall, -1, clientAuth, clientWall, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, kex, hk,
                     c.method(), err, null);
         }
@@ -261,13 +292,13 @@ public final class HandshakeLab {
             }
         }
         if (conn == null) {
-            return Sample.of(c.suite(), c.name(), "pqssh", n.rttMs(), n.lossPct(), n.initcwnd(), round, warm, -1, -1,
+            return Sample.of(c.suite(), c.name(), peer, n.rttMs(), n.lossPct(), n.initcwnd(), round, warm, -1, -1,
                     -1, clientAuth, clientWall, -1, -1, -1, -1, -1, -1, -1, -1, retx, -1, kex, hk, c.method(),
                     "the emulator saw no connection from port " + localPort, null);
         }
         long syn = conn.firstSynNanos();
         long[] toAuth = conn.countsUntil(tAuth);
-        return Sample.of(c.suite(), c.name(), "pqssh", n.rttMs(), n.lossPct(), n.initcwnd(), round, warm,
+        return Sample.of(c.suite(), c.name(), peer, n.rttMs(), n.lossPct(), n.initcwnd(), round, warm,
                 (tAuth - syn) / 1e6, (tDone - syn) / 1e6, conn.durationMs(), clientAuth, clientWall, conn.bytesC2s(),
                 conn.bytesS2c(), conn.packetsC2s(), conn.packetsS2c(), toAuth[0], toAuth[1],
                 conn.roundTripsUntil(tDone), conn.roundTripsUntil(tAuth), retx, conn.retransmissions(), kex, hk,

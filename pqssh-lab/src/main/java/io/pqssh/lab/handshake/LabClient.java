@@ -19,7 +19,7 @@ import io.pqssh.mina.client.PqsshClient;
 
 /**
  * The lab's pqssh client agent, run inside the client namespace. Reads one request per line:
- * {@code RUN host port kex1,kex2 hostkey auth}; for each it builds a fresh {@link PqsshClient}, connects, authenticates
+ * {@code RUN host port kex1,kex2 hostkey auth [user keyfile]}; for each it builds a fresh {@link PqsshClient}, connects, authenticates
  * as {@link LabServer#USER}, runs {@code true} and closes, then answers
  * {@code OK localPort tConnectStart tConnected tAuth tDone exitStatus kex hostKey written read}
  * ({@link System#nanoTime()} values: the same CLOCK_MONOTONIC as the link emulator's ruler; written/read are the
@@ -37,13 +37,14 @@ public final class LabClient {
         System.out.flush();
         for (String line; (line = in.readLine()) != null;) {
             String[] f = line.trim().split(" ");
-            if (f.length != 6 || !f[0].equals("RUN")) {
+            if ((f.length != 6 && f.length != 8) || !f[0].equals("RUN")) {
                 System.out.println("ERR bad request");
                 System.out.flush();
                 continue;
             }
             try {
-                System.out.println(run(f[1], Integer.parseInt(f[2]), List.of(f[3].split(",")), f[4], f[5]));
+                System.out.println(run(f[1], Integer.parseInt(f[2]), List.of(f[3].split(",")), f[4], f[5],
+                        f.length == 8 ? f[6] : LabServer.USER, f.length == 8 ? java.nio.file.Path.of(f[7]) : null));
             } catch (Exception e) {
                 System.out.println("ERR " + String.valueOf(e.getMessage()).replace('\n', ' '));
             }
@@ -51,15 +52,27 @@ public final class LabClient {
         }
     }
 
-    static String run(String host, int port, List<String> kex, String hostKey, String auth) throws Exception {
+    /**
+     * One login. {@code keyFile} (an OpenSSH private key) replaces the lab's own key for {@code auth} and {@code user}
+     * the lab user: that is how the agent logs in to the OpenSSH peer's sshd.
+     */
+    static String run(String host, int port, List<String> kex, String hostKey, String auth, String user,
+            java.nio.file.Path keyFile) throws Exception {
         PqsshClient.Builder b = PqsshClient.builder().serverKeyVerifier(AcceptAllServerKeyVerifier.INSTANCE)
                 .warningSink(w -> { }).kex(kex).timeout(Duration.ofSeconds(60));
-        Credentials cred = Credentials.of(auth);
+        Credentials cred = keyFile == null ? Credentials.of(auth)
+                : new Credentials(List.of("publickey"), io.pqssh.mina.keys.PqKeyPairs.load(keyFile, null), null, false);
         b.preferredAuthentications(cred.methods);
         if (cred.password) {
             b.password(LabServer.PASSWORD);
         }
         try (PqsshClient client = b.start()) {
+            // like a returning user whose known_hosts holds the host key: its algorithm first (HostKeyAlgorithmOrder)
+            String hostKeyType = HandshakeConfig.SIG_TYPES.get(hostKey);
+            if (hostKeyType != null) {
+                client.sshClient().setSignatureFactories(io.pqssh.mina.keys.HostKeyAlgorithmOrder.order(
+                        client.sshClient().getSignatureFactories(), java.util.Set.of(hostKeyType)));
+            }
             if (cred.methods.contains(HandshakeConfig.HYBRID_AND)) {
                 // PqsshClient has no publickey-hybrid-and of its own: add it before any session exists
                 List<UserAuthFactory> f = new ArrayList<>(client.sshClient().getUserAuthFactories());
@@ -67,7 +80,7 @@ public final class LabClient {
                 client.sshClient().setUserAuthFactories(f);
             }
             long t0 = System.nanoTime();
-            ClientSession s = client.sshClient().connect(LabServer.USER, host, port).verify(Duration.ofSeconds(60))
+            ClientSession s = client.sshClient().connect(user, host, port).verify(Duration.ofSeconds(60))
                     .getSession();
             long t1 = System.nanoTime();
             MinaByteCounter.Counted counted = MinaByteCounter.of(s.getIoSession());

@@ -37,6 +37,13 @@ final class OpenSshPeer implements AutoCloseable {
         this.kex = supportedKex();
     }
 
+    /** The user and the private key sshd authorizes: also what the pqssh client agent uses against this sshd. */
+    static final String USER = "root";
+
+    Path userKeyFile() {
+        return dir.resolve("user_ed25519");
+    }
+
     String sshdPath(Path bin) {
         return bin == null ? "/usr/sbin/sshd" : bin.resolve("sshd").toString();
     }
@@ -129,7 +136,9 @@ final class OpenSshPeer implements AutoCloseable {
         String cfg = "Port " + PORT + "\nListenAddress " + LinkEmulator.ADDR_A + "\nHostKey " + dir.resolve("host_ed25519")
                 + "\nPidFile none\nAuthorizedKeysFile " + dir.resolve("authorized_keys")
                 + "\nStrictModes no\nPermitRootLogin prohibit-password\nPasswordAuthentication no\n"
-                + "KbdInteractiveAuthentication no\nUsePAM no\nKexAlgorithms " + String.join(",", kex)
+                // "+": sshd's default order first (what a client's first_kex_packet_follows guess meets in the
+                // field), then every other KEX this OpenSSH has, so each configuration's client list can be served
+                + "KbdInteractiveAuthentication no\nUsePAM no\nKexAlgorithms +" + String.join(",", kex)
                 + "\nLogLevel INFO\n";
         Files.writeString(dir.resolve("sshd_config"), cfg);
         sshd = link.spawn(link.nsA(), List.of(sshdPath(bin), "-D", "-e", "-f", dir.resolve("sshd_config").toString()),
@@ -159,7 +168,7 @@ final class OpenSshPeer implements AutoCloseable {
                 dir.resolve("user_ed25519").toString(), "-o", "IdentitiesOnly=yes", "-o", "StrictHostKeyChecking=no",
                 "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes", "-o", "ConnectTimeout=30",
                 "-o", "KexAlgorithms=" + String.join(",", kexFor(c)), "-o", "HostKeyAlgorithms=ssh-ed25519",
-                "-p", Integer.toString(PORT), "root@" + LinkEmulator.ADDR_A, "true"));
+                "-p", Integer.toString(PORT), USER + "@" + LinkEmulator.ADDR_A, "true"));
         long t0 = System.nanoTime();
         Process p = link.spawn(link.nsB(), cmd, ProcessBuilder.Redirect.PIPE);
         p.getOutputStream().close();

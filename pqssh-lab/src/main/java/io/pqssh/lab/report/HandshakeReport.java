@@ -231,7 +231,7 @@ public final class HandshakeReport {
         Map<String, double[]> bars = new LinkedHashMap<>();
         int parts = SshWire.PARTS.size();
         for (Map<String, Object> m : summary) {
-            String c = m.get("config") + ("openssh".equals(m.get("peer")) ? " (openssh)" : "");
+            String c = m.get("config") + ("pqssh".equals(m.get("peer")) ? "" : " (" + m.get("peer") + ")");
             if (bars.containsKey(c)) {
                 continue;
             }
