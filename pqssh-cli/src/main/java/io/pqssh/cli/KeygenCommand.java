@@ -27,7 +27,8 @@ import picocli.CommandLine.Option;
 @Command(name = "keygen", mixinStandardHelpOptions = true,
         description = {"Generate ML-KEM and signature keys in OpenSSH's file formats.",
                 "Types: mlkem512 mlkem768 mlkem1024 ed25519 mldsa44 mldsa65 mldsa87 mldsa44-ed25519"
-                        + " slhdsa128f slhdsa192f slhdsa256f falcon512 falcon1024 (or full SSH names)."})
+                        + " slhdsa128f slhdsa192f slhdsa256f falcon512 falcon1024 ed25519-mldsa65 ed25519-slhdsa192f"
+                        + " (or full SSH names)."})
 public final class KeygenCommand implements Callable<Integer> {
     @Option(names = "-t", description = "Key type to generate (default mlkem768).", defaultValue = "mlkem768")
     String type;
@@ -151,6 +152,9 @@ public final class KeygenCommand implements Callable<Integer> {
             case "slhdsa256f" -> "ssh-slhdsapuresha2256f";
             case "falcon512" -> "ssh-falcon512";
             case "falcon1024" -> "ssh-falcon1024";
+            // the KEMUAuth artifact's AND composites (publickey-hybrid-and), Ed25519 half first as in their names
+            case "ed25519-mldsa65", "ed25519-mldsa-65" -> "ssh-ed25519-mldsa-65";
+            case "ed25519-slhdsa192f" -> "ssh-ed25519-slhdsapuresha2192f";
             default -> t;
         };
         return SignatureKeyType.forName(full).orElseThrow(() -> new IllegalArgumentException(

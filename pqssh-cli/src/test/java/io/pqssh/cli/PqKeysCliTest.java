@@ -84,6 +84,66 @@ class PqKeysCliTest {
         assertTrue(!server.isAlive(), "pqssh server stopped");
     }
 
+    /**
+     * The AND composites by their short names and by their full SSH names: the files written decode to the right
+     * type and sizes, {@code -y} gives the public key line of the private key (checked by a signature made with the
+     * private key and verified with the printed line), {@code -l} gives its SHA256 fingerprint.
+     */
+    @Test
+    void keygenAndCompositesByShortAndFullName(@TempDir Path dir) throws Exception {
+        java.util.Map<String, SignatureKeyType> names = new java.util.LinkedHashMap<>();
+        names.put("ed25519-mldsa65", SignatureKeyType.ED25519_MLDSA_65);
+        names.put("ed25519-slhdsa192f", SignatureKeyType.ED25519_SLHDSA_SHA2_192F);
+        names.put("ssh-ed25519-mldsa-65", SignatureKeyType.ED25519_MLDSA_65);
+        names.put("ssh-ed25519-slhdsapuresha2192f", SignatureKeyType.ED25519_SLHDSA_SHA2_192F);
+        int[][] sizes = {{1984, 3373}, {80, 35728}};
+        for (java.util.Map.Entry<String, SignatureKeyType> e : names.entrySet()) {
+            SignatureKeyType t = e.getValue();
+            int[] expected = sizes[t == SignatureKeyType.ED25519_MLDSA_65 ? 0 : 1];
+            assertEquals(expected[0], t.publicKeySize(), t.sshName());
+            Path key = dir.resolve("id_" + e.getKey());
+            CliHarness.Result gen = CliHarness.pqssh("keygen", "-q", "-t", e.getKey(), "-N", "", "-C", "and@test",
+                    "-f", key.toString());
+            assertEquals(0, gen.rc(), gen.all());
+            String pubFile = Files.readString(Path.of(key + ".pub")).strip();
+            SshPublicKey pub = SshPublicKey.parseOpenSsh(pubFile);
+            assertEquals(t, pub.type(), e.getKey());
+            assertEquals(expected[0], pub.rawKey().length, e.getKey());
+            assertTrue(pubFile.startsWith(t.sshName() + " ") && pubFile.endsWith(" and@test"), pubFile);
+
+            CliHarness.Result y = CliHarness.pqssh("keygen", "-y", "-f", key.toString());
+            assertEquals(0, y.rc(), y.all());
+            String line = y.out().strip();
+            assertEquals(pubFile, line, "-y of " + e.getKey());
+            io.pqssh.core.keys.openssh.OpenSshPrivateKey priv = io.pqssh.core.keys.openssh.OpenSshKeyV1.readFile(key,
+                    null);
+            try {
+                SshSigningKey sk = (SshSigningKey) priv.key();
+                assertEquals(t, sk.type());
+                byte[] msg = ("message for " + e.getKey()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                byte[] sig = sk.sign(msg);
+                io.pqssh.core.wire.SshReader sr = new io.pqssh.core.wire.SshReader(sig);
+                assertEquals(t.sshName(), sr.getUtf8());
+                assertEquals(expected[1], sr.getString().length, e.getKey() + " signature size");
+                SshPublicKey printed = SshPublicKey.parseOpenSsh(line);
+                assertTrue(printed.verify(msg, sig), "-y line verifies the private key's signature");
+                msg[0] ^= 1;
+                assertTrue(!printed.verify(msg, sig), "and not over other data");
+            } finally {
+                priv.destroy();
+            }
+
+            CliHarness.Result l = CliHarness.pqssh("keygen", "-l", "-f", key.toString());
+            assertEquals(0, l.rc(), l.all());
+            String fp = pub.fingerprintSha256();
+            assertTrue(fp.startsWith("SHA256:"), fp);
+            assertTrue(l.out().contains(" " + fp + " and@test "), l.all());
+            CliHarness.Result lp = CliHarness.pqssh("keygen", "-l", "-f", key + ".pub");
+            assertEquals(0, lp.rc(), lp.all());
+            assertTrue(lp.out().contains(" " + fp + " "), lp.all());
+        }
+    }
+
     private static int ssh(String port, Path identity, Path knownHosts, String strict) {
         return Main.run("ssh", "-p", port, "-i", identity.toString(), "-o", "StrictHostKeyChecking=" + strict,
                 "-o", "UserKnownHostsFile=" + knownHosts, "-o", "PreferredAuthentications=publickey",
