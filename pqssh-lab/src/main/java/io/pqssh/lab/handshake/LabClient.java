@@ -9,12 +9,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.apache.sshd.client.auth.UserAuthFactory;
 import org.apache.sshd.client.keyverifier.AcceptAllServerKeyVerifier;
 import org.apache.sshd.client.session.ClientSession;
 
 import io.pqssh.mina.auth.KemClientIdentity;
-import io.pqssh.mina.auth.hybrid.ClientHybridAndUserAuthFactory;
 import io.pqssh.mina.client.PqsshClient;
 
 /**
@@ -72,12 +70,6 @@ public final class LabClient {
             if (hostKeyType != null) {
                 client.sshClient().setSignatureFactories(io.pqssh.mina.keys.HostKeyAlgorithmOrder.order(
                         client.sshClient().getSignatureFactories(), java.util.Set.of(hostKeyType)));
-            }
-            if (cred.methods.contains(HandshakeConfig.HYBRID_AND)) {
-                // PqsshClient has no publickey-hybrid-and of its own: add it before any session exists
-                List<UserAuthFactory> f = new ArrayList<>(client.sshClient().getUserAuthFactories());
-                f.add(0, new ClientHybridAndUserAuthFactory());
-                client.sshClient().setUserAuthFactories(f);
             }
             long t0 = System.nanoTime();
             ClientSession s = client.sshClient().connect(user, host, port).verify(Duration.ofSeconds(60))
@@ -142,12 +134,6 @@ public final class LabClient {
                 } else {
                     keys.add(LabKeys.signature(step));
                 }
-            }
-            if (methods.equals(List.of(HandshakeConfig.HYBRID_AND))) {
-                // the pqssh client skips the `none` probe only for methods it knows to hold a credential for, and
-                // it knows publickey: listing it second keeps the first request the hybrid one, with no extra
-                // round trip, while the server (AuthenticationMethods publickey-hybrid-and) accepts only that
-                methods.add("publickey");
             }
             return new Credentials(List.copyOf(methods), List.copyOf(keys), kem, password);
         }

@@ -57,10 +57,13 @@ public class DirectUserAuthService extends ClientUserAuthService {
     /** Whether one of {@code methods} has something to send without asking the server first. */
     static boolean hasCredential(ClientSession session, List<String> methods) {
         boolean key = false;
+        boolean andComposite = false;
         boolean password = false;
         try {
             for (Object o : session.getRegisteredIdentities().loadIdentities(session)) {
                 key |= o instanceof java.security.KeyPair;
+                andComposite |= o instanceof java.security.KeyPair kp
+                        && io.pqssh.mina.auth.hybrid.HybridAnd.accepts(kp.getPublic());
                 password |= o instanceof String;
             }
         } catch (java.io.IOException | java.security.GeneralSecurityException e) {
@@ -71,7 +74,8 @@ public class DirectUserAuthService extends ClientUserAuthService {
                     && session.getAttribute(ClientKemUserAuthFactory.IDENTITY) != null) {
                 return true;
             }
-            if ((UserAuthPublicKeyFactory.NAME.equals(m) && key) || (UserAuthPasswordFactory.NAME.equals(m) && password)) {
+            if ((UserAuthPublicKeyFactory.NAME.equals(m) && key) || (UserAuthPasswordFactory.NAME.equals(m) && password)
+                    || (io.pqssh.mina.auth.hybrid.HybridAnd.NAME.equals(m) && andComposite)) {
                 return true;
             }
         }

@@ -127,7 +127,8 @@ public final class PqsshClient implements AutoCloseable {
         private KemClientIdentity kemIdentity;
         private final List<KeyPair> identities = new ArrayList<>();
         private String password;
-        private List<String> preferredAuth = List.of("publickey-kem", "publickey-kem-and", "publickey", "password");
+        private List<String> preferredAuth = List.of("publickey-kem", "publickey-kem-and",
+                io.pqssh.mina.auth.hybrid.HybridAnd.NAME, "publickey", "password");
         private Duration timeout = Duration.ofSeconds(30);
         private java.nio.file.Path knownHostsForOrder;
         // round-trip options (docs/round-trips.md); system properties set the defaults, e.g. for the lab's agent
@@ -240,6 +241,7 @@ public final class PqsshClient implements AutoCloseable {
             List<UserAuthFactory> auth = new ArrayList<>();
             auth.add(new ClientKemUserAuthFactory(KemAuthMethod.PUBLICKEY_KEM));
             auth.add(new ClientKemUserAuthFactory(KemAuthMethod.PUBLICKEY_KEM_AND));
+            auth.add(new io.pqssh.mina.auth.hybrid.ClientHybridAndUserAuthFactory(pubkeySignDirectly));
             auth.add(pubkeySignDirectly ? new DirectSignUserAuthPublicKey.Factory() : UserAuthPublicKeyFactory.INSTANCE);
             auth.add(UserAuthPasswordFactory.INSTANCE);
             client.setUserAuthFactories(auth);

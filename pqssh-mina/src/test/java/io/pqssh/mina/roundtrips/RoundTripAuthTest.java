@@ -155,4 +155,22 @@ class RoundTripAuthTest {
             assertEquals(List.of(), seen); // only the none probe went out
         }
     }
+
+    @Test
+    void andCompositeKeyGoesStraightToPublickeyHybridAnd() throws Exception {
+        KeyPair user = io.pqssh.mina.keys.PqKeyPairs.keyPair(io.pqssh.core.sig.SshSigningKey.generate(
+                io.pqssh.core.sig.SignatureKeyType.ED25519_MLDSA_65, RANDOM));
+        try (PqsshServer srv = server().publickey((u, k, s) -> k.equals(user.getPublic()))
+                .authenticationMethods("publickey-hybrid-and").start()) {
+            // no none probe: the query and the signed request, both under publickey-hybrid-and
+            assertEquals(List.of("publickey-hybrid-and", "publickey-hybrid-and"), login(srv, client().identity(user)));
+            assertEquals(List.of("publickey-hybrid-and"),
+                    login(srv, client().identity(user).pubkeySignDirectly(true)));
+        }
+        // a server without the method: the client falls back to publickey with the same key
+        try (PqsshServer srv = server().publickey((u, k, s) -> k.equals(user.getPublic())).start()) {
+            List<String> seen = login(srv, client().identity(user).pubkeySignDirectly(true));
+            assertEquals("publickey", seen.get(seen.size() - 1), seen.toString());
+        }
+    }
 }
