@@ -140,16 +140,27 @@ public final class LoadLab {
             List<String> kex = List.of("sntrup761x25519-sha512", "sntrup761x25519-sha512@openssh.com");
             LoadGenerator gen = new LoadGenerator(keys, m, kex, s.timeout());
             long[] cpu0 = {-1};
+            long[] jit0 = {-1};
+            long[] self0 = {-1};
+            long self = ProcessHandle.current().pid();
+            boolean jvmServer = serverName.equals("pqssh");
             LoadGenerator.Window w;
             Consumer<Double> tick = progress == null ? null : f -> progress.printf(Locale.ROOT, "\r%s %s %s N=%d",
                     bar(index - 1 + f, total), serverName, m.label(), n);
             try {
                 w = gen.run(server.port(), n, s.warmup(), s.duration(),
-                        () -> cpu0[0] = ProcStats.cpuMillis(pid).orElse(-1L), tick);
+                        () -> {
+                            cpu0[0] = ProcStats.cpuMillis(pid).orElse(-1L);
+                            jit0[0] = jvmServer ? ProcStats.threadCpuMillis(pid, ProcStats.JIT_THREADS).orElse(-1L)
+                                    : -1L;
+                            self0[0] = ProcStats.cpuMillis(self).orElse(-1L);
+                        }, tick);
             } finally {
                 gen.close();
             }
             Optional<Long> cpu1 = ProcStats.cpuMillis(pid);
+            Optional<Long> jit1 = jvmServer ? ProcStats.threadCpuMillis(pid, ProcStats.JIT_THREADS) : Optional.empty();
+            Optional<Long> self1 = ProcStats.cpuMillis(self);
             sampler.interrupt();
             sampler.join(2000);
             boolean alive = server.isAlive();
@@ -158,6 +169,10 @@ public final class LoadLab {
             Optional<Long> serverCount = server.authenticatedCount();
             Double cpuPerConn = cpu0[0] >= 0 && cpu1.isPresent() && w.successes() > 0
                     ? round((cpu1.get() - cpu0[0]) / (double) w.successes()) : null;
+            Double jitPerConn = jit0[0] >= 0 && jit1.isPresent() && w.successes() > 0
+                    ? round((jit1.get() - jit0[0]) / (double) w.successes()) : null;
+            Double clientPerConn = self0[0] >= 0 && self1.isPresent() && w.successes() > 0
+                    ? round((self1.get() - self0[0]) / (double) w.successes()) : null;
             long peakBytes;
             String memSource;
             if (cgroup.isPresent() && ProcStats.cgroupPeakBytes(cgroup.get()).isPresent()) {
@@ -174,7 +189,7 @@ public final class LoadLab {
                     round(w.successes() / w.seconds()), w.successes(), w.failureCount(), w.failures(),
                     h.getTotalCount() == 0 ? null : round(h.getValueAtPercentile(50) / 1000.0),
                     h.getTotalCount() == 0 ? null : round(h.getValueAtPercentile(95) / 1000.0),
-                    h.getTotalCount() == 0 ? null : round(h.getValueAtPercentile(99) / 1000.0), cpuPerConn,
+                    h.getTotalCount() == 0 ? null : round(h.getValueAtPercentile(99) / 1000.0), cpuPerConn, jitPerConn, clientPerConn,
                     peakBytes == 0 ? null : round(peakBytes / 1048576.0), memSource, round(w.seconds()),
                     gen.loginsTotal(), serverCount.orElse(null), alive,
                     alive ? null : "server process died during the run:\n" + tail(server.logText()));
@@ -219,13 +234,14 @@ public final class LoadLab {
         Files.createDirectories(dir);
         new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(dir.resolve("load.json").toFile(), rs);
         StringBuilder csv = new StringBuilder("server,method,workers,status,kex,conn_per_s,successes,failures,p50_ms,"
-                + "p95_ms,p99_ms,cpu_ms_per_conn,peak_mem_mb,client_logins_total,server_logins_total\n");
+                + "p95_ms,p99_ms,cpu_ms_per_conn,peak_mem_mb,client_logins_total,server_logins_total,"
+                + "server_jit_ms_per_conn,client_cpu_ms_per_conn\n");
         for (LoadResult r : rs) {
             csv.append(String.join(",", r.server(), r.method(), Integer.toString(r.workers()), r.status(), r.kex(),
                     s(r.connPerS()), Long.toString(r.successes()), Long.toString(r.failures()), s(r.p50Ms()),
                     s(r.p95Ms()), s(r.p99Ms()), s(r.cpuMsPerConn()), s(r.peakMemMb()),
                     Long.toString(r.clientLoginsTotal()), r.serverLoginsTotal() == null ? "" : r.serverLoginsTotal()
-                            .toString())).append('\n');
+                            .toString(), s(r.serverJitMsPerConn()), s(r.clientCpuMsPerConn()))).append('\n');
         }
         Files.writeString(dir.resolve("load.csv"), csv);
         Files.writeString(dir.resolve("load.md"), markdown(rs));
@@ -247,8 +263,9 @@ public final class LoadLab {
                 + " sshd to 2 dedicated cores and runs clients elsewhere). Published: KEMUAuth paper Appendix C"
                 + " (mlkem768x25519-sha256, ssh-mldsa-65 host key).\n\n");
         b.append("| server | method | N | status | conn/s | failures | p50 ms | p95 ms | p99 ms | CPU ms/conn |"
-                + " peak MB | published conn/s | published p95 | published CPU ms/conn | published peak MB |\n");
-        b.append("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                + " of it JIT | client CPU ms/conn | peak MB | published conn/s | published p95 |"
+                + " published CPU ms/conn | published peak MB |\n");
+        b.append("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (LoadResult r : rs) {
             double[] p = PUBLISHED.get(r.method() + "|" + r.workers());
             b.append("| ").append(r.server()).append(" | ").append(r.method()).append(" | ").append(r.workers())
@@ -256,7 +273,8 @@ public final class LoadLab {
                     .append(r.connPerS() == null ? "n/a" : r.failures() + (r.failures() > 0 ? " " + r.failuresByCause()
                             : "")).append(" | ").append(md(r.p50Ms())).append(" | ").append(md(r.p95Ms())).append(" | ")
                     .append(md(r.p99Ms())).append(" | ").append(md(r.cpuMsPerConn())).append(" | ")
-                    .append(md(r.peakMemMb())).append(" | ");
+                    .append(md(r.serverJitMsPerConn())).append(" | ").append(md(r.clientCpuMsPerConn()))
+                    .append(" | ").append(md(r.peakMemMb())).append(" | ");
             if (p == null) {
                 b.append("— | — | — | — |\n");
             } else {
@@ -272,7 +290,9 @@ public final class LoadLab {
         }
         b.append("\nMemory: ").append(rs.stream().map(LoadResult::memSource).filter(x -> x != null).findFirst()
                 .orElse("not measured")).append(". CPU: utime+stime+cutime+cstime of the server process from"
-                        + " /proc/PID/stat over the measured window, divided by the successful logins.\n");
+                        + " /proc/PID/stat over the measured window, divided by the successful logins; \"of it JIT\":"
+                        + " the pqssh server JVM's C1/C2 compiler threads (/proc/PID/task); client CPU: the lab's own"
+                        + " JVM, which shares the CPUs with the server.\n");
         return b.toString();
     }
 

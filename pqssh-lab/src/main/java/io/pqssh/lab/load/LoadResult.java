@@ -7,7 +7,9 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 /**
  * One row of load.json: one server x method x workers. {@code status} is "ok", "failed" (failures or the server
  * died), "n/a" (the server has no such method) or "unsupported" (pqssh lacks it in this build); numbers are null
- * when not measured.
+ * when not measured. {@code server_jit_ms_per_conn}: CPU of the pqssh server JVM's JIT compiler threads over the
+ * window per login (part of {@code cpu_ms_per_conn}; null for sshd); {@code client_cpu_ms_per_conn}: CPU of the
+ * lab's own JVM (the load generator, same for every server) per login.
  */
 public record LoadResult(
         @JsonProperty("server") String server,
@@ -23,6 +25,8 @@ public record LoadResult(
         @JsonProperty("p95_ms") Double p95Ms,
         @JsonProperty("p99_ms") Double p99Ms,
         @JsonProperty("cpu_ms_per_conn") Double cpuMsPerConn,
+        @JsonProperty("server_jit_ms_per_conn") Double serverJitMsPerConn,
+        @JsonProperty("client_cpu_ms_per_conn") Double clientCpuMsPerConn,
         @JsonProperty("peak_mem_mb") Double peakMemMb,
         @JsonProperty("mem_source") String memSource,
         @JsonProperty("measured_s") double measuredS,
@@ -34,6 +38,6 @@ public record LoadResult(
     static LoadResult notMeasured(String server, String method, int workers, String status, String kex,
             String note) {
         return new LoadResult(server, method, workers, status, kex, null, 0, 0, Map.of(), null, null, null, null,
-                null, null, 0, 0, null, false, note);
+                null, null, null, null, 0, 0, null, false, note);
     }
 }

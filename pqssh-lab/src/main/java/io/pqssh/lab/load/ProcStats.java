@@ -32,6 +32,37 @@ public final class ProcStats {
         }
     }
 
+    /**
+     * utime + stime in milliseconds of the threads of {@code pid} whose name starts with one of {@code prefixes}
+     * (the JIT's "C1 CompilerThre"/"C2 CompilerThre"). A compiler thread the JVM has already retired is no longer
+     * listed, so this is a lower bound. Empty when the process is gone.
+     */
+    public static Optional<Long> threadCpuMillis(long pid, List<String> prefixes) {
+        Path tasks = Path.of("/proc", Long.toString(pid), "task");
+        long ticks = 0;
+        try (var ds = Files.newDirectoryStream(tasks)) {
+            for (Path t : ds) {
+                try {
+                    String s = Files.readString(t.resolve("stat"));
+                    String comm = s.substring(s.indexOf('(') + 1, s.lastIndexOf(')'));
+                    if (prefixes.stream().noneMatch(comm::startsWith)) {
+                        continue;
+                    }
+                    String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
+                    ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                } catch (IOException | RuntimeException e) {
+                    // the thread ended meanwhile
+                }
+            }
+            return Optional.of(ticks * 1000L / CLK_TCK);
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** HotSpot's JIT compiler thread names (as truncated to 15 characters in /proc). */
+    public static final List<String> JIT_THREADS = List.of("C1 CompilerThre", "C2 CompilerThre");
+
     /** Value of a {@code kB} line in /proc/PID/status (VmRSS, VmHWM), in bytes. */
     public static Optional<Long> statusBytes(long pid, String key) {
         try {

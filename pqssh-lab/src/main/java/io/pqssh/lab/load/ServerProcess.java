@@ -135,6 +135,12 @@ public abstract class ServerProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * System property with extra, space-separated JVM options for every pqssh server child (profiling with
+     * {@code -XX:StartFlightRecording=...}, flag trials); they come after the lab's own.
+     */
+    public static final String EXTRA_JVM_PROPERTY = "pqssh.lab.server-jvm";
+
     /** pqssh in a child JVM. */
     public static final class Pqssh extends ServerProcess {
         private final LabKeys keys;
@@ -193,6 +199,10 @@ public abstract class ServerProcess implements AutoCloseable {
             List<String> cmd = new ArrayList<>();
             cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             cmd.addAll(jvmArgs);
+            String extra = System.getProperty(EXTRA_JVM_PROPERTY, "").strip();
+            if (!extra.isEmpty()) {
+                cmd.addAll(List.of(extra.split("\\s+")));
+            }
             if (jvmArgs.stream().noneMatch(a -> a.startsWith("-D" + KemProviders.PROPERTY + "="))) {
                 // the ML-KEM provider this JVM selected (same JDK, same machine), so that each server child only
                 // runs the self-check and not seconds of timing

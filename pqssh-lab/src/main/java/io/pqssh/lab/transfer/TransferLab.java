@@ -147,18 +147,6 @@ public final class TransferLab {
     /** JVM options of the pqssh server child. */
     static final List<String> PQSSH_SERVER_JVM = List.of("-Xmx512m");
 
-    /** System property with extra, space-separated JVM options for the pqssh server child (profiling, trials). */
-    public static final String EXTRA_JVM_PROPERTY = "pqssh.lab.transfer.server-jvm";
-
-    static List<String> pqsshServerJvm() {
-        List<String> jvm = new ArrayList<>(PQSSH_SERVER_JVM);
-        String extra = System.getProperty(EXTRA_JVM_PROPERTY, "").strip();
-        if (!extra.isEmpty()) {
-            jvm.addAll(List.of(extra.split("\\s+")));
-        }
-        return jvm;
-    }
-
     private static void copy(InputStream in, OutputStream out) throws IOException {
         byte[] buf = new byte[SFTP_BUFFER];
         int n;
@@ -223,7 +211,7 @@ public final class TransferLab {
             for (String serverName : s.servers()) {
                 ServerProcess server = switch (serverName) {
                     case "pqssh" -> new ServerProcess.Pqssh(s.workDir().resolve("pqssh"), keys,
-                            "sntrup761x25519-sha512", null, List.of(), pqsshServerJvm());
+                            "sntrup761x25519-sha512", null, List.of(), PQSSH_SERVER_JVM);
                     case "openssh" -> new ServerProcess.OpenSsh(s.workDir().resolve("openssh"), s.opensshBin(), keys,
                             ServerProcess.OpenSsh.sntrupName(s.opensshBin()),
                             List.of("Subsystem sftp " + DEBIAN_SFTP_SERVER));

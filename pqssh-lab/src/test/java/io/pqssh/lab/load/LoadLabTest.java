@@ -72,6 +72,14 @@ class LoadLabTest {
             double p95 = o.get("p95_ms").asDouble();
             assertTrue(p50 > 0 && p50 <= p95 && p95 <= o.get("p99_ms").asDouble(), o.toString());
             assertTrue(o.get("cpu_ms_per_conn").asDouble() > 0, o.toString());
+            assertTrue(o.get("client_cpu_ms_per_conn").asDouble() > 0, o.toString());
+            if (server.equals("pqssh")) {
+                // the JIT threads are part of the server's CPU, never more than all of it
+                double jit = o.get("server_jit_ms_per_conn").asDouble();
+                assertTrue(jit >= 0 && jit <= o.get("cpu_ms_per_conn").asDouble(), o.toString());
+            } else {
+                assertTrue(o.get("server_jit_ms_per_conn").isNull(), o.toString());
+            }
             assertTrue(o.get("peak_mem_mb").asDouble() > 1, o.toString());
             assertTrue(o.get("kex").asText().startsWith("sntrup761x25519-sha512"), o.toString());
         }
