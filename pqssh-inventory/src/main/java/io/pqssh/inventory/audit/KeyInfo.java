@@ -99,7 +99,9 @@ public record KeyInfo(String type, Family family, int bits, String curve, boolea
             return switch (s.get()) {
                 case ED25519 -> Family.ED25519;
                 case MLDSA_44, MLDSA_65, MLDSA_87 -> Family.ML_DSA;
-                case MLDSA44_ED25519 -> Family.COMPOSITE;
+                // Ed25519 beside a PQ half, both verified (OpenSSH's composite, the KEMUAuth artifact's AND
+                // composites): forging needs the PQ half broken too, so these are PQ credentials, not classical keys
+                case MLDSA44_ED25519, ED25519_MLDSA_65, ED25519_SLHDSA_SHA2_192F -> Family.COMPOSITE;
                 case SLHDSA_SHA2_128F, SLHDSA_SHA2_192F, SLHDSA_SHA2_256F -> Family.SLH_DSA;
                 case FALCON_512, FALCON_1024 -> Family.FALCON;
                 default -> Family.UNKNOWN;

@@ -1,0 +1,68 @@
+package io.pqssh.inventory.audit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.List;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.pqssh.core.sig.SignatureKeyType;
+import io.pqssh.core.sig.SshSigningKey;
+
+/**
+ * The KEMUAuth artifact's AND composites in an {@code authorized_keys}: a PQ credential (as OpenSSH's
+ * ML-DSA-44+Ed25519 composite), so an Ed25519 key next to one is the forgotten classical key, and alone they raise
+ * no classical-key finding.
+ */
+class AndCompositeAuditTest {
+    private static final SecureRandom RND = new SecureRandom();
+
+    private static String line(SignatureKeyType t, String comment) {
+        SshSigningKey k = SshSigningKey.generate(t, RND);
+        try {
+            return k.publicKey().toOpenSsh(comment);
+        } finally {
+            k.destroy();
+        }
+    }
+
+    private static List<Finding> audit(Path home, String... lines) throws Exception {
+        Files.createDirectories(home);
+        Files.writeString(home.resolve("authorized_keys"), String.join("\n", lines) + "\n");
+        return Auditor.audit(List.of(home));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = SignatureKeyType.class, names = {"ED25519_MLDSA_65", "ED25519_SLHDSA_SHA2_192F",
+            "MLDSA44_ED25519"})
+    void compositeBesideEd25519GivesTheFindingAndAloneNone(SignatureKeyType type, @TempDir Path tmp)
+            throws Exception {
+        assertEquals(KeyInfo.Family.COMPOSITE, KeyInfo.family(type.sshName()), type.sshName());
+
+        List<Finding> mixed = audit(tmp.resolve("mixed"), line(type, "and@new"), line(SignatureKeyType.ED25519,
+                "ed@old"));
+        assertEquals(2, mixed.size(), mixed.toString());
+        Finding pq = mixed.get(0);
+        assertEquals(Finding.Rules.PQ_KEY, pq.rule(), pq.toString());
+        assertEquals(1, pq.line());
+        assertEquals(type.sshName(), pq.keyType());
+        assertEquals("COMPOSITE", pq.family());
+        Finding ed = mixed.get(1);
+        assertEquals(Finding.Rules.CLASSICAL_KEY_BESIDE_PQ, ed.rule(), ed.toString());
+        assertEquals("error", ed.severity());
+        assertEquals(2, ed.line());
+        assertEquals("ssh-ed25519", ed.keyType());
+
+        List<Finding> alone = audit(tmp.resolve("alone"), line(type, "and@new"));
+        assertEquals(1, alone.size(), alone.toString());
+        assertEquals(Finding.Rules.PQ_KEY, alone.get(0).rule(), alone.toString());
+        assertTrue(alone.stream().noneMatch(f -> f.rule().equals(Finding.Rules.CLASSICAL_KEY)
+                || f.rule().equals(Finding.Rules.CLASSICAL_KEY_BESIDE_PQ)), alone.toString());
+    }
+}
