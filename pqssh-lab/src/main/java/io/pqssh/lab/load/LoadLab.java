@@ -71,9 +71,17 @@ public final class LoadLab {
         List<LoadResult> out = new ArrayList<>();
         int total = s.servers().size() * s.methods().size() * s.workers().size();
         int[] done = {0};
-        for (String serverName : s.servers()) {
-            for (LoadMethod m : s.methods()) {
-                for (int n : s.workers()) {
+        // the servers take turns at every method and N (and swap who goes first from one N to the next), so the
+        // lab JVM's own JIT warm-up and the load from other work on the machine fall on both alike; the report
+        // is still ordered server by server
+        int turn = 0;
+        for (LoadMethod m : s.methods()) {
+            for (int n : s.workers()) {
+                List<String> order = new ArrayList<>(s.servers());
+                if (turn++ % 2 == 1) {
+                    java.util.Collections.reverse(order);
+                }
+                for (String serverName : order) {
                     done[0]++;
                     LoadResult r = runOne(s, keys, serverName, m, n, progress, done[0], total);
                     out.add(r);
@@ -84,6 +92,10 @@ public final class LoadLab {
                 }
             }
         }
+        List<String> methods = s.methods().stream().map(LoadMethod::label).toList();
+        out.sort(java.util.Comparator.<LoadResult>comparingInt(r -> s.servers().indexOf(r.server()))
+                .thenComparingInt(r -> methods.indexOf(r.method()))
+                .thenComparingInt(r -> s.workers().indexOf(r.workers())));
         return out;
     }
 

@@ -41,6 +41,11 @@ class LoadLabTest {
                 Duration.ofSeconds(20));
         List<LoadResult> rs = LoadLab.run(s, null);
         assertEquals(6, rs.size());
+        // run interleaved, reported server by server in the order of the settings
+        assertEquals(List.of("pqssh", "pqssh", "pqssh", "openssh", "openssh", "openssh"),
+                rs.stream().map(LoadResult::server).toList());
+        assertEquals(List.of("publickey-kem-mlkem768", "publickey-mldsa65", "publickey-ed25519"),
+                rs.subList(0, 3).stream().map(LoadResult::method).toList());
         Path out = dir.resolve("out");
         LoadLab.write(out, rs);
         assertTrue(LoadLab.allOk(rs), rs.toString());
