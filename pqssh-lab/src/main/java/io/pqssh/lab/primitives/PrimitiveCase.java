@@ -42,10 +42,14 @@ public record PrimitiveCase(String algorithm, String provider, String operation)
     public static final String JDK = "JDK";
     public static final String ONLINE = "online-server-cost";
 
-    /** Every algorithm in the order of the report. */
+    /**
+     * Every algorithm in the order of the report. {@code ed25519-mldsa65} and {@code ed25519-slhdsa192f} are the
+     * KEMUAuth artifact's AND composites in pqssh's own layout (both halves signed and verified).
+     */
     public static final List<String> ALGORITHMS = List.of("Ed25519", "ML-DSA-44", "ML-DSA-65", "ML-DSA-87",
-            "mldsa44-ed25519", "Falcon-512", "Falcon-1024", "SLH-DSA-SHA2-128f", "SLH-DSA-SHA2-192f",
-            "SLH-DSA-SHA2-256f", "ML-KEM-512", "ML-KEM-768", "ML-KEM-1024");
+            "mldsa44-ed25519", "ed25519-mldsa65", "ed25519-slhdsa192f", "Falcon-512", "Falcon-1024",
+            "SLH-DSA-SHA2-128f", "SLH-DSA-SHA2-192f", "SLH-DSA-SHA2-256f", "ML-KEM-512", "ML-KEM-768",
+            "ML-KEM-1024");
 
     public String id() {
         return algorithm + "/" + provider + "/" + operation;
@@ -103,6 +107,8 @@ public record PrimitiveCase(String algorithm, String provider, String operation)
             case "ML-DSA-65" -> SignatureKeyType.MLDSA_65;
             case "ML-DSA-87" -> SignatureKeyType.MLDSA_87;
             case "mldsa44-ed25519" -> SignatureKeyType.MLDSA44_ED25519;
+            case "ed25519-mldsa65" -> SignatureKeyType.ED25519_MLDSA_65;
+            case "ed25519-slhdsa192f" -> SignatureKeyType.ED25519_SLHDSA_SHA2_192F;
             case "Falcon-512" -> SignatureKeyType.FALCON_512;
             case "Falcon-1024" -> SignatureKeyType.FALCON_1024;
             case "SLH-DSA-SHA2-128f" -> SignatureKeyType.SLHDSA_SHA2_128F;

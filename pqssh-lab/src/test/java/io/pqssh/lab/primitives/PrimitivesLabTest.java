@@ -25,8 +25,12 @@ class PrimitivesLabTest {
     @Test
     void everyCasePreparesAndRunsOnceCorrectly() throws Exception {
         List<PrimitiveCase> all = PrimitiveCase.all(List.of(), List.of());
-        // 13 algorithms x 4 operations with BC, plus the JDK for Ed25519, ML-DSA x3 and ML-KEM x3
-        assertEquals(13 * 4 + 7 * 4, all.size(), all.toString());
+        // 15 algorithms x 4 operations with BC, plus the JDK for Ed25519, ML-DSA x3 and ML-KEM x3
+        assertEquals(15 * 4 + 7 * 4, all.size(), all.toString());
+        for (String and : List.of("ed25519-mldsa65", "ed25519-slhdsa192f")) {
+            assertEquals(List.of(PrimitiveCase.BC), all.stream().filter(c -> c.algorithm().equals(and))
+                    .map(PrimitiveCase::provider).distinct().toList(), and + ": Bouncy Castle only");
+        }
         for (PrimitiveCase c : all) {
             if (c.operation().equals("sign") && c.algorithm().startsWith("SLH-DSA")) {
                 continue; // slow (tens of ms); sign correctness is still checked in prepare()
@@ -90,6 +94,26 @@ class PrimitivesLabTest {
     }
 
     @Test
+    void andCompositeRowsCarryTheirSizes() throws Exception {
+        PrimitivesLab.Settings s = new PrimitivesLab.Settings(List.of("ed25519-mldsa65", "ed25519-slhdsa192f"),
+                List.of("verify"), 0, 1, 50, 1, 100);
+        List<PrimitiveResult> rs = PrimitivesLab.run(s, null);
+        assertEquals(List.of("ed25519-mldsa65/BC/verify", "ed25519-slhdsa192f/BC/verify"),
+                rs.stream().map(r -> r.algorithm() + "/" + r.provider() + "/" + r.operation()).toList());
+        // pk = Ed25519 32 || ML-DSA-65 1952 or SLH-DSA-192f 48; sig = Ed25519 64 || 3309 or 35664
+        assertEquals(1984, rs.get(0).publicKeyBytes());
+        assertEquals(3373, rs.get(0).outputBytes());
+        assertEquals(80, rs.get(1).publicKeyBytes());
+        assertEquals(35728, rs.get(1).outputBytes());
+        assertTrue(rs.stream().allMatch(r -> r.n() > 0 && r.medianUs() > 0 && r.outputKind().equals("signature")),
+                rs.toString());
+        PrimitivesLab.write(dir, rs);
+        String md = Files.readString(dir.resolve("primitives.md"));
+        assertTrue(md.contains("| ed25519-mldsa65 | BC | 1984 | 3373 | ") && md.contains(
+                "| ed25519-slhdsa192f | BC | 80 | 35728 | "), md);
+    }
+
+    @Test
     void forkedJmhRunGivesAResult() throws Exception {
         PrimitivesLab.Settings s = new PrimitivesLab.Settings(List.of("Ed25519"), List.of("verify"), 1, 1, 50, 1, 100);
         List<PrimitiveResult> rs = PrimitivesLab.run(s, null);
@@ -103,6 +127,9 @@ class PrimitivesLabTest {
         assertThrows(IllegalArgumentException.class, () -> PrimitiveCase.canonicalAlgorithm("RSA-2048"));
         assertEquals("SLH-DSA-SHA2-128f", PrimitiveCase.canonicalAlgorithm("slh-dsa-128f"));
         assertEquals("ML-KEM-768", PrimitiveCase.canonicalAlgorithm("mlkem768"));
+        assertEquals("ed25519-slhdsa192f", PrimitiveCase.canonicalAlgorithm("Ed25519-SLH-DSA-SHA2-192f"));
+        assertEquals("ed25519-mldsa65", PrimitiveCase.canonicalAlgorithm("ed25519-ml-dsa-65"));
+        assertFalse(PrimitiveCase.jdkHas("ed25519-mldsa65"));
         assertThrows(IllegalArgumentException.class, () -> PrimitiveCase.parse("ML-KEM-768/BC"));
         assertThrows(IllegalArgumentException.class,
                 () -> PrimitiveCase.parse("ML-KEM-768/BC/sign").prepare());
