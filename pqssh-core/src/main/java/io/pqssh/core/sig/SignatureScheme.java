@@ -44,11 +44,34 @@ public abstract class SignatureScheme {
     /** Called with a public key and a signature whose lengths/headers passed the checks. */
     protected abstract boolean verifyRaw(byte[] publicKey, byte[] data, byte[] signature);
 
-    /** Writes the private fields that follow {@code string keyType} in an {@code openssh-key-v1} private section. */
-    protected abstract void writePrivateFields(SshWriter out, byte[] publicKey, byte[] secret);
+    /**
+     * What is wrong with a decoded secret field (its length, a header), or {@code null} if it is acceptable; the
+     * caller wipes a refused field.
+     */
+    protected abstract String secretFieldProblem(byte[] secret);
 
-    /** Reads the private fields (lengths checked); {@link #readPrivateKey} then checks the pair is consistent. */
-    protected abstract KeyMaterial readPrivateFields(SshReader in) throws MalformedMessageException;
+    /**
+     * Writes the private fields that follow {@code string keyType} in an {@code openssh-key-v1} private section:
+     * {@code string pk, string secret}, the layout of every type but Ed25519 (which overrides this).
+     */
+    protected void writePrivateFields(SshWriter out, byte[] publicKey, byte[] secret) {
+        out.putString(publicKey).putString(secret);
+    }
+
+    /**
+     * Reads the fields {@link #writePrivateFields} writes, refusing a secret {@link #secretFieldProblem} objects to;
+     * {@link #readPrivateKey} then checks the pair is consistent.
+     */
+    protected KeyMaterial readPrivateFields(SshReader in) throws MalformedMessageException {
+        byte[] pk = in.getString();
+        byte[] sk = in.getString();
+        String problem = secretFieldProblem(sk);
+        if (problem != null) {
+            java.util.Arrays.fill(sk, (byte) 0);
+            throw new MalformedMessageException(type.sshName() + " private section: " + problem);
+        }
+        return new KeyMaterial(pk, sk);
+    }
 
     /** Checks a raw public key's length (and any header); override to add type-specific checks. */
     protected void checkPublicKey(byte[] raw) throws MalformedMessageException {

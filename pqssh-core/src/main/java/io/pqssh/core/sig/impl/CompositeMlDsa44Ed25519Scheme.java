@@ -10,9 +10,6 @@ import org.bouncycastle.crypto.params.MLDSAParameters;
 
 import io.pqssh.core.sig.SignatureKeyType;
 import io.pqssh.core.sig.SignatureScheme;
-import io.pqssh.core.wire.MalformedMessageException;
-import io.pqssh.core.wire.SshReader;
-import io.pqssh.core.wire.SshWriter;
 
 /**
  * {@code ssh-mldsa44-ed25519@openssh.com}, OpenSSH's ML-DSA-44 + Ed25519 composite. Both halves sign
@@ -105,19 +102,8 @@ public final class CompositeMlDsa44Ed25519Scheme extends SignatureScheme {
     }
 
     @Override
-    protected void writePrivateFields(SshWriter out, byte[] publicKey, byte[] secret) {
-        out.putString(publicKey).putString(secret);
-    }
-
-    @Override
-    protected KeyMaterial readPrivateFields(SshReader in) throws MalformedMessageException {
-        byte[] pk = in.getString();
-        byte[] sk = in.getString();
-        if (sk.length != SECRET_BYTES) {
-            Arrays.fill(sk, (byte) 0);
-            throw new MalformedMessageException(type().sshName() + " private section: secret must be 64 bytes"
-                    + " (ML-DSA-44 seed || Ed25519 seed), got " + sk.length);
-        }
-        return new KeyMaterial(pk, sk);
+    protected String secretFieldProblem(byte[] secret) {
+        return secret.length == SECRET_BYTES ? null
+                : "secret must be 64 bytes (ML-DSA-44 seed || Ed25519 seed), got " + secret.length;
     }
 }

@@ -9,8 +9,6 @@ import org.bouncycastle.crypto.params.SLHDSAParameters;
 import io.pqssh.core.sig.SignatureKeyType;
 import io.pqssh.core.sig.SignatureScheme;
 import io.pqssh.core.wire.MalformedMessageException;
-import io.pqssh.core.wire.SshReader;
-import io.pqssh.core.wire.SshWriter;
 
 /**
  * The "AND" composites {@code ssh-ed25519-mldsa-65} and {@code ssh-ed25519-slhdsapuresha2192f}. The KEMUAuth
@@ -206,27 +204,17 @@ public final class Ed25519AndScheme extends SignatureScheme {
         }
     }
 
-    @Override
-    protected void writePrivateFields(SshWriter out, byte[] publicKey, byte[] secret) {
-        out.putString(publicKey).putString(secret);
-    }
 
-    @Override
-    protected KeyMaterial readPrivateFields(SshReader in) throws MalformedMessageException {
-        byte[] pk = in.getString();
-        byte[] sk = in.getString();
-        if (sk.length != secretBytes()) {
-            Arrays.fill(sk, (byte) 0);
-            throw new MalformedMessageException(type().sshName() + " private section: secret must be "
-                    + secretBytes() + " bytes (Ed25519 seed(32) || " + pq.secretBytes() + "-byte PQ secret), got "
-                    + sk.length);
-        }
-        return new KeyMaterial(pk, sk);
-    }
 
     private static byte[] concat(byte[] a, byte[] b) {
         byte[] r = Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, r, a.length, b.length);
         return r;
+    }
+
+    @Override
+    protected String secretFieldProblem(byte[] secret) {
+        return secret.length == secretBytes() ? null : "secret must be " + secretBytes() + " bytes (Ed25519 seed(32) || "
+                + pq.secretBytes() + "-byte PQ secret), got " + secret.length;
     }
 }

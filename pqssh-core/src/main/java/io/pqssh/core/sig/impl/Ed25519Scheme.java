@@ -67,9 +67,9 @@ public final class Ed25519Scheme extends SignatureScheme {
         }
         byte[] sk = in.getString();
         try {
-            if (sk.length != SEED_BYTES + PUBLIC_BYTES) {
-                throw new MalformedMessageException("ssh-ed25519 private section: secret key must be 64 bytes, got "
-                        + sk.length);
+            String problem = secretFieldProblem(sk);
+            if (problem != null) {
+                throw new MalformedMessageException("ssh-ed25519 private section: " + problem);
             }
             if (!MessageDigest.isEqual(Arrays.copyOfRange(sk, SEED_BYTES, sk.length), pk)) {
                 throw new MalformedMessageException("ssh-ed25519 private section: the two copies of the public key"
@@ -105,5 +105,10 @@ public final class Ed25519Scheme extends SignatureScheme {
         s.init(false, new Ed25519PublicKeyParameters(publicKey, 0));
         s.update(data, 0, data.length);
         return s.verifySignature(signature);
+    }
+
+    @Override
+    protected String secretFieldProblem(byte[] secret) {
+        return secret.length == SEED_BYTES + PUBLIC_BYTES ? null : "secret key must be 64 bytes, got " + secret.length;
     }
 }

@@ -15,8 +15,6 @@ import org.bouncycastle.pqc.crypto.falcon.FalconSigner;
 import io.pqssh.core.sig.SignatureKeyType;
 import io.pqssh.core.sig.SignatureScheme;
 import io.pqssh.core.wire.MalformedMessageException;
-import io.pqssh.core.wire.SshReader;
-import io.pqssh.core.wire.SshWriter;
 
 /**
  * Falcon-512/1024 (round 3, encodings as liboqs): pk = byte (0x00 + logn) || h; signature = byte (0x30 + logn) ||
@@ -140,20 +138,12 @@ public final class FalconScheme extends SignatureScheme {
     }
 
     @Override
-    protected void writePrivateFields(SshWriter out, byte[] publicKey, byte[] secret) {
-        out.putString(publicKey).putString(secret);
-    }
-
-    @Override
-    protected KeyMaterial readPrivateFields(SshReader in) throws MalformedMessageException {
-        byte[] pk = in.getString();
-        byte[] sk = in.getString();
+    protected String secretFieldProblem(byte[] secret) {
         try {
-            checkSecret(sk);
+            checkSecret(secret);
+            return null;
         } catch (IllegalArgumentException e) {
-            Arrays.fill(sk, (byte) 0);
-            throw new MalformedMessageException(type().sshName() + " private section: " + e.getMessage());
+            return e.getMessage();
         }
-        return new KeyMaterial(pk, sk);
     }
 }

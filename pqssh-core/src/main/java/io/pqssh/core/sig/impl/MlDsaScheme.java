@@ -1,7 +1,6 @@
 package io.pqssh.core.sig.impl;
 
 import java.security.SecureRandom;
-import java.util.Arrays;
 
 import org.bouncycastle.crypto.CipherParameters;
 import org.bouncycastle.crypto.CryptoException;
@@ -14,9 +13,6 @@ import org.bouncycastle.crypto.signers.MLDSASigner;
 
 import io.pqssh.core.sig.SignatureKeyType;
 import io.pqssh.core.sig.SignatureScheme;
-import io.pqssh.core.wire.MalformedMessageException;
-import io.pqssh.core.wire.SshReader;
-import io.pqssh.core.wire.SshWriter;
 
 /**
  * {@code ssh-mldsa-44/65/87} (draft-sfluhrer-ssh-mldsa): pure ML-DSA (FIPS 204), empty context, hedged signing.
@@ -73,22 +69,7 @@ public final class MlDsaScheme extends SignatureScheme {
         return verify(params, publicKey, null, data, signature);
     }
 
-    @Override
-    protected void writePrivateFields(SshWriter out, byte[] publicKey, byte[] secret) {
-        out.putString(publicKey).putString(secret);
-    }
 
-    @Override
-    protected KeyMaterial readPrivateFields(SshReader in) throws MalformedMessageException {
-        byte[] pk = in.getString();
-        byte[] sk = in.getString();
-        if (sk.length != SEED_BYTES && sk.length != expandedBytes) {
-            Arrays.fill(sk, (byte) 0);
-            throw new MalformedMessageException(type().sshName() + " private section: secret must be a 32-byte seed"
-                    + " or a " + expandedBytes + "-byte expanded key, got " + sk.length + " bytes");
-        }
-        return new KeyMaterial(pk, sk);
-    }
 
     // ---- primitives, shared with the composite ----
 
@@ -131,5 +112,12 @@ public final class MlDsaScheme extends SignatureScheme {
         s.init(false, p);
         s.update(data, 0, data.length);
         return s.verifySignature(signature);
+    }
+
+    @Override
+    protected String secretFieldProblem(byte[] secret) {
+        return secret.length == SEED_BYTES || secret.length == expandedBytes ? null
+                : "secret must be a 32-byte seed or a " + expandedBytes + "-byte expanded key, got " + secret.length
+                        + " bytes";
     }
 }

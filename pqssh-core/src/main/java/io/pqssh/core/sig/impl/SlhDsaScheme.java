@@ -15,9 +15,6 @@ import org.bouncycastle.crypto.signers.SLHDSASigner;
 
 import io.pqssh.core.sig.SignatureKeyType;
 import io.pqssh.core.sig.SignatureScheme;
-import io.pqssh.core.wire.MalformedMessageException;
-import io.pqssh.core.wire.SshReader;
-import io.pqssh.core.wire.SshWriter;
 
 /**
  * SLH-DSA-SHA2-128f/192f/256f (FIPS 205), pure, empty context, hedged (fresh opt_rand per signature).
@@ -61,22 +58,7 @@ public final class SlhDsaScheme extends SignatureScheme {
         return verify(params, publicKey, data, signature);
     }
 
-    @Override
-    protected void writePrivateFields(SshWriter out, byte[] publicKey, byte[] secret) {
-        out.putString(publicKey).putString(secret);
-    }
 
-    @Override
-    protected KeyMaterial readPrivateFields(SshReader in) throws MalformedMessageException {
-        byte[] pk = in.getString();
-        byte[] sk = in.getString();
-        if (sk.length != 4 * n) {
-            Arrays.fill(sk, (byte) 0);
-            throw new MalformedMessageException(type().sshName() + " private section: secret must be " + 4 * n
-                    + " bytes, got " + sk.length);
-        }
-        return new KeyMaterial(pk, sk);
-    }
 
     // ---- primitives, shared with the Ed25519 AND composite ----
 
@@ -138,5 +120,10 @@ public final class SlhDsaScheme extends SignatureScheme {
         SLHDSASigner s = new SLHDSASigner();
         s.init(false, new SLHDSAPublicKeyParameters(params, publicKey));
         return s.verifySignature(data, signature);
+    }
+
+    @Override
+    protected String secretFieldProblem(byte[] secret) {
+        return secret.length == 4 * n ? null : "secret must be " + 4 * n + " bytes, got " + secret.length;
     }
 }
