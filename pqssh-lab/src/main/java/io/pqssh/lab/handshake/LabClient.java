@@ -90,10 +90,20 @@ public final class LabClient {
                 for (KeyPair k : cred.keys) {
                     s.addPublicKeyIdentity(k);
                 }
+                // -Dpqssh.client.earlyChannelOpen=true (also read by the PqsshClient builder): CHANNEL_OPEN behind
+                // the KEM response, for pqssh servers (io.pqssh.mina.client.EarlyExec)
+                io.pqssh.mina.client.EarlyExec early = Boolean.getBoolean("pqssh.client.earlyChannelOpen")
+                        ? new io.pqssh.mina.client.EarlyExec("true", new ByteArrayOutputStream(),
+                                new ByteArrayOutputStream())
+                        : null;
+                if (early != null) {
+                    early.install(s);
+                }
                 s.auth().verify(Duration.ofSeconds(60));
                 long t2 = System.nanoTime();
-                int rc = PqsshClient.exec(s, "true", new ByteArrayOutputStream(), new ByteArrayOutputStream(),
-                        Duration.ofSeconds(60));
+                int rc = early != null && early.used() ? early.awaitExit(Duration.ofSeconds(60))
+                        : PqsshClient.exec(s, "true", new ByteArrayOutputStream(), new ByteArrayOutputStream(),
+                                Duration.ofSeconds(60));
                 long t3 = System.nanoTime();
                 int localPort = ((java.net.InetSocketAddress) s.getIoSession().getLocalAddress()).getPort();
                 String hk = s.getNegotiatedKexParameter(org.apache.sshd.common.kex.KexProposalOption.SERVERKEYS);

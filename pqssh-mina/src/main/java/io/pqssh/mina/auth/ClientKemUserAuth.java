@@ -32,6 +32,15 @@ public final class ClientKemUserAuth extends AbstractUserAuth {
     /** Why the last challenge was refused by the client, for the CLI's error message. */
     public static final AttributeKey<String> REJECTION = new AttributeKey<>();
 
+    /** Something to write right behind the KEM response, in the same flight (the client's early channel open). */
+    @FunctionalInterface
+    public interface ResponseFollower {
+        void afterResponse(ClientSession session) throws java.io.IOException;
+    }
+
+    /** Session attribute: the {@link ResponseFollower} to run after the KEM response is written. */
+    public static final AttributeKey<ResponseFollower> AFTER_RESPONSE = new AttributeKey<>();
+
     private final KemAuthMethod method;
     private final KemClientIdentity identity;
     private KemAuthRequest sent;
@@ -115,6 +124,10 @@ public final class ClientKemUserAuth extends AbstractUserAuth {
         out.putBytes(response);
         java.util.Arrays.fill(response, (byte) 0);
         session.writePacket(out);
+        ResponseFollower follower = session.getAttribute(AFTER_RESPONSE);
+        if (follower != null) {
+            follower.afterResponse(session);
+        }
         return true;
     }
 

@@ -52,6 +52,24 @@ public final class PqsshClient implements AutoCloseable {
 
     /** Connects, runs key exchange and authentication; the returned session is authenticated or this throws. */
     public ClientSession login(String user, String host, int port) throws IOException {
+        return login(user, host, port, null);
+    }
+
+    /**
+     * Logs in and runs {@code command}, copying its output; returns the exit status (or -1). With
+     * {@link Builder#earlyChannelOpen} the session channel is opened behind the {@code publickey-kem} response
+     * (see {@link EarlyExec}); otherwise, or when the login did not end with a KEM response, as {@link #exec}.
+     */
+    public int loginAndExec(String user, String host, int port, String command, OutputStream out, OutputStream err)
+            throws IOException {
+        EarlyExec early = config.earlyChannelOpen ? new EarlyExec(command, out, err) : null;
+        try (ClientSession session = login(user, host, port, early)) {
+            return early != null && early.used() ? early.awaitExit(config.timeout)
+                    : exec(session, command, out, err, config.timeout);
+        }
+    }
+
+    private ClientSession login(String user, String host, int port, EarlyExec early) throws IOException {
         ClientSession session = (config.knownHostsForOrder == null ? client.connect(user, host, port)
                 : client.connect(user, host, port, io.pqssh.mina.keys.HostKeyAlgorithmOrder.connectionContext(
                         io.pqssh.mina.keys.HostKeyAlgorithmOrder.forHost(client.getSignatureFactories(),
@@ -66,6 +84,9 @@ public final class PqsshClient implements AutoCloseable {
             }
             if (config.password != null) {
                 session.addPasswordIdentity(config.password);
+            }
+            if (early != null) {
+                early.install(session);
             }
             session.auth().verify(config.timeout);
             return session;
@@ -134,6 +155,7 @@ public final class PqsshClient implements AutoCloseable {
         // round-trip options (docs/round-trips.md); system properties set the defaults, e.g. for the lab's agent
         private boolean noneProbe = Boolean.getBoolean("pqssh.client.noneProbe");
         private boolean pubkeySignDirectly = Boolean.getBoolean("pqssh.client.pubkeySignDirectly");
+        private boolean earlyChannelOpen = Boolean.getBoolean("pqssh.client.earlyChannelOpen");
         private boolean guessKex = !"false".equalsIgnoreCase(System.getProperty("pqssh.client.guessKex", "true"));
 
         /** An explicit list also silences the weak-crypto warning, as in OpenSSH. */
@@ -219,6 +241,16 @@ public final class PqsshClient implements AutoCloseable {
             return this;
         }
 
+        /**
+         * {@code true}: {@link PqsshClient#loginAndExec} sends CHANNEL_OPEN right behind the {@code publickey-kem}
+         * response, one round trip less. Only for servers known to be pqssh with KEM as the last step: other
+         * servers treat the early open as a protocol error (see {@link EarlyExec}). Default off.
+         */
+        public Builder earlyChannelOpen(boolean early) {
+            this.earlyChannelOpen = early;
+            return this;
+        }
+
         public Builder timeout(Duration d) {
             this.timeout = d;
             return this;
@@ -245,9 +277,12 @@ public final class PqsshClient implements AutoCloseable {
             auth.add(pubkeySignDirectly ? new DirectSignUserAuthPublicKey.Factory() : UserAuthPublicKeyFactory.INSTANCE);
             auth.add(UserAuthPasswordFactory.INSTANCE);
             client.setUserAuthFactories(auth);
-            if (!noneProbe) {
-                client.setServiceFactories(List.of(new DirectUserAuthServiceFactory(),
-                        org.apache.sshd.client.session.ClientConnectionServiceFactory.INSTANCE));
+            if (!noneProbe || earlyChannelOpen) {
+                client.setServiceFactories(List.of(
+                        noneProbe ? org.apache.sshd.client.session.ClientUserAuthServiceFactory.INSTANCE
+                                : new DirectUserAuthServiceFactory(),
+                        earlyChannelOpen ? new EarlyExec.ConnectionServiceFactory()
+                                : org.apache.sshd.client.session.ClientConnectionServiceFactory.INSTANCE));
             }
             CoreModuleProperties.PREFERRED_AUTHS.set(client, String.join(",", preferredAuth));
             // MINA leaves Nagle on; with it a small flight waits for an ACK and costs a round trip
