@@ -157,6 +157,7 @@ public final class PqsshClient implements AutoCloseable {
         private boolean pubkeySignDirectly = Boolean.getBoolean("pqssh.client.pubkeySignDirectly");
         private boolean earlyChannelOpen = Boolean.getBoolean("pqssh.client.earlyChannelOpen");
         private boolean guessKex = !"false".equalsIgnoreCase(System.getProperty("pqssh.client.guessKex", "true"));
+        private boolean coalesceWrites = io.pqssh.mina.transport.CoalescingIoServiceFactoryFactory.enabledByDefault();
 
         /** An explicit list also silences the weak-crypto warning, as in OpenSSH. */
         public Builder kex(List<String> names) {
@@ -251,6 +252,16 @@ public final class PqsshClient implements AutoCloseable {
             return this;
         }
 
+        /**
+         * {@code true} (default; system property {@code pqssh.coalesceWrites=false} changes it): until the session
+         * is authenticated, the packets MINA writes in one go (identification, KEXINIT and the guessed KEX init; a
+         * reply's answers) leave as one write (docs/round-trips.md "One write per flight").
+         */
+        public Builder coalesceWrites(boolean on) {
+            this.coalesceWrites = on;
+            return this;
+        }
+
         public Builder timeout(Duration d) {
             this.timeout = d;
             return this;
@@ -287,6 +298,8 @@ public final class PqsshClient implements AutoCloseable {
             CoreModuleProperties.PREFERRED_AUTHS.set(client, String.join(",", preferredAuth));
             // MINA leaves Nagle on; with it a small flight waits for an ACK and costs a round trip
             CoreModuleProperties.TCP_NODELAY.set(client, true);
+            client.setIoServiceFactoryFactory(io.pqssh.mina.transport.CoalescingIoServiceFactoryFactory.of(
+                    coalesceWrites, null));
             // identities come from the caller only, never from ~/.ssh behind the user's back
             client.setKeyIdentityProvider(s -> List.of());
             boolean warn = warnWeakCrypto && !kexExplicit;

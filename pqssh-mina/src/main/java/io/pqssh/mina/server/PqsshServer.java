@@ -83,6 +83,8 @@ public final class PqsshServer implements AutoCloseable {
         private Duration loginGraceTime = Duration.ofSeconds(120);
         private boolean sftp = true;
         private PreAuthLimits.Settings preAuth;
+        private boolean coalesceWrites = io.pqssh.mina.transport.CoalescingIoServiceFactoryFactory.enabledByDefault();
+        private org.apache.sshd.common.io.IoServiceFactoryFactory transport;
 
         public Builder host(String host) {
             this.host = host;
@@ -167,6 +169,22 @@ public final class PqsshServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * {@code true} (default; system property {@code pqssh.coalesceWrites=false} changes it): until the session
+         * is authenticated, the packets MINA writes while handling one message leave as one write (one round trip
+         * less at small initial congestion windows, docs/round-trips.md "One write per flight").
+         */
+        public Builder coalesceWrites(boolean on) {
+            this.coalesceWrites = on;
+            return this;
+        }
+
+        /** The MINA transport underneath (default: MINA's own choice); for tests and measurements. */
+        public Builder transport(org.apache.sshd.common.io.IoServiceFactoryFactory factory) {
+            this.transport = factory;
+            return this;
+        }
+
         public Builder sftp(boolean enabled) {
             this.sftp = enabled;
             return this;
@@ -221,6 +239,8 @@ public final class PqsshServer implements AutoCloseable {
                 PreAuthLimits.install(sshd, preAuth);
             }
             CoreModuleProperties.TCP_NODELAY.set(sshd, true);
+            sshd.setIoServiceFactoryFactory(io.pqssh.mina.transport.CoalescingIoServiceFactoryFactory.of(
+                    coalesceWrites, transport));
             sshd.addSessionListener(new PostQuantumKexPolicy(requirePqKex,
                     kexName -> LOG.warn("connection uses non-post-quantum key exchange {}", kexName)));
             // scp -O (legacy SCP protocol) runs "scp -t|-f ..." as an exec command: MINA's SCP; the rest via /bin/sh

@@ -1,0 +1,67 @@
+package io.pqssh.mina.transport;
+
+import org.apache.sshd.common.io.IoHandler;
+import org.apache.sshd.common.io.IoSession;
+import org.apache.sshd.common.util.Readable;
+
+/**
+ * Hands MINA's SSH handler the coalescing session and brackets the two callbacks in which MINA writes its flights:
+ * {@code sessionCreated} (identification and KEXINIT, plus the client's guessed KEX init) and {@code messageReceived}
+ * (every reply). Whatever the SSH layer writes inside one of them leaves as one transport write when it returns.
+ */
+final class CoalescingIoHandler implements IoHandler {
+    private static final Object KEY = new Object();
+
+    private final IoHandler handler;
+
+    CoalescingIoHandler(IoHandler handler) {
+        this.handler = handler;
+    }
+
+    static CoalescingIoSession coalescing(IoSession transport) {
+        Object c = transport.getAttribute(KEY);
+        if (c == null) {
+            CoalescingIoSession fresh = new CoalescingIoSession(transport);
+            Object prev = transport.setAttributeIfAbsent(KEY, fresh);
+            c = prev != null ? prev : fresh;
+        }
+        return (CoalescingIoSession) c;
+    }
+
+    @Override
+    public void sessionCreated(IoSession session) throws Exception {
+        CoalescingIoSession c = coalescing(session);
+        boolean collected = c.handlerEnter();
+        try {
+            handler.sessionCreated(c);
+        } finally {
+            c.handlerExit(collected);
+        }
+    }
+
+    @Override
+    public void messageReceived(IoSession session, Readable message) throws Exception {
+        CoalescingIoSession c = coalescing(session);
+        boolean collected = c.handlerEnter();
+        try {
+            handler.messageReceived(c, message);
+        } finally {
+            c.handlerExit(collected);
+        }
+    }
+
+    @Override
+    public void sessionClosed(IoSession session) throws Exception {
+        CoalescingIoSession c = coalescing(session);
+        try {
+            handler.sessionClosed(c);
+        } finally {
+            c.transportClosed();
+        }
+    }
+
+    @Override
+    public void exceptionCaught(IoSession session, Throwable cause) throws Exception {
+        handler.exceptionCaught(coalescing(session), cause);
+    }
+}
