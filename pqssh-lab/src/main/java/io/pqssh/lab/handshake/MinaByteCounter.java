@@ -77,9 +77,13 @@ public final class MinaByteCounter implements IoServiceFactoryFactory {
         delegate.setExecutorServiceFactory(factory);
     }
 
-    /** The counting session of a MINA SSH session's {@code getIoSession()}, or null if it is not one. */
+    /**
+     * The counting session of a MINA SSH session's {@code getIoSession()}, or null if it is not one. pqssh's write
+     * coalescing sits on top of this transport, so its session is looked through.
+     */
     public static Counted of(IoSession s) {
-        return s instanceof Counted c ? c : null;
+        IoSession under = s instanceof io.pqssh.mina.transport.CoalescingIoSession w ? w.delegate() : s;
+        return under instanceof Counted c ? c : null;
     }
 
     /** An IoSession that counts what passes through it; everything else is the NIO2 session's. */
