@@ -116,6 +116,8 @@ public final class HandshakeLab {
                     String why = o.unsupported(c);
                     if (why != null) {
                         progress.println("openssh: skipped " + c.name() + ": " + why);
+                    } else if (o.kexSubstitution(c) != null) {
+                        progress.println("openssh: " + c.name() + " " + o.kexSubstitution(c));
                     }
                     return why == null;
                 }).toList();

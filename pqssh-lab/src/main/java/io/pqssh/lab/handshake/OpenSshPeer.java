@@ -74,8 +74,8 @@ final class OpenSshPeer implements AutoCloseable {
         if (!c.clientKex().equals(c.serverKex())) {
             return "the OpenSSH peer uses one KEX list for both sides";
         }
-        if (!kex.contains(c.clientKex().get(0))) {
-            return "this OpenSSH lacks " + c.clientKex().get(0);
+        if (kexFor(c).isEmpty()) {
+            return "this OpenSSH has none of " + String.join(",", c.clientKex());
         }
         return null;
     }
@@ -107,6 +107,19 @@ final class OpenSshPeer implements AutoCloseable {
         }
         return "stock OpenSSH (Debian 9.2) has no " + String.join(", no ", gaps)
                 + " (KEMUAuth artifact extensions; pqssh runs this configuration, OpenSSH cannot)";
+    }
+
+    /**
+     * What the OpenSSH rows of a configuration run instead of its first KEX, or null: this OpenSSH's first choice
+     * from the configuration's list (Debian's 9.2 has sntrup761x25519 but no mlkem768x25519); the rows' {@code kex}
+     * column shows what was negotiated.
+     */
+    String kexSubstitution(HandshakeConfig c) {
+        List<String> usable = kexFor(c);
+        if (usable.isEmpty() || usable.get(0).equals(c.clientKex().get(0))) {
+            return null;
+        }
+        return "runs " + usable.get(0) + " (this OpenSSH lacks " + c.clientKex().get(0) + ")";
     }
 
     List<String> kexFor(HandshakeConfig c) {

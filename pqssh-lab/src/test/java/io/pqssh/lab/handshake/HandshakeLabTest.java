@@ -156,6 +156,22 @@ class HandshakeLabTest {
         assertFalse(Netns.ours().stream().anyMatch(n -> n.startsWith(mine)), "namespaces left behind");
     }
 
+    /** Debian's OpenSSH 9.2 lacks mlkem768x25519: its rows of the default-KEX configurations run sntrup761. */
+    @Test
+    void openSshPeerFallsBackToTheFirstKexItHas() throws Exception {
+        try (OpenSshPeer peer = new OpenSshPeer(null)) {
+            HandshakeConfig ed = HandshakeConfig.byName("ed25519");
+            assertEquals(null, peer.unsupported(ed));
+            assertEquals("sntrup761x25519-sha512", peer.kexFor(ed).get(0), "9.2's first from " + ed.clientKex());
+            assertTrue(peer.kexSubstitution(ed).contains("lacks mlkem768x25519-sha256"), peer.kexSubstitution(ed));
+            HandshakeConfig same = HandshakeConfig.user("sntrup761x25519-sha512", "ed25519", "ed25519");
+            assertEquals(null, peer.kexSubstitution(same));
+            assertTrue(peer.unsupported(HandshakeConfig.user("mlkem768x25519-sha256", "ed25519", "ed25519"))
+                    .startsWith("this OpenSSH has none of"));
+            assertTrue(peer.unsupported(HandshakeConfig.byName("md65")).contains("Ed25519 host and user keys only"));
+        }
+    }
+
     @Test
     void unknownConfigurationIsRefused() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
