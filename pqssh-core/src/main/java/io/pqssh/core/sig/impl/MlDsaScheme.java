@@ -13,6 +13,7 @@ import org.bouncycastle.crypto.signers.MLDSASigner;
 
 import io.pqssh.core.sig.SignatureKeyType;
 import io.pqssh.core.sig.SignatureScheme;
+import io.pqssh.core.sig.SigProviders;
 
 /**
  * {@code ssh-mldsa-44/65/87} (draft-sfluhrer-ssh-mldsa): pure ML-DSA (FIPS 204), empty context, hedged signing.
@@ -30,12 +31,7 @@ public final class MlDsaScheme extends SignatureScheme {
 
     public MlDsaScheme(SignatureKeyType type) {
         super(type);
-        this.params = switch (type.name()) { // by name: the enum is still initialising here
-            case "MLDSA_44" -> MLDSAParameters.ml_dsa_44;
-            case "MLDSA_65" -> MLDSAParameters.ml_dsa_65;
-            case "MLDSA_87" -> MLDSAParameters.ml_dsa_87;
-            default -> throw new IllegalArgumentException(type.name());
-        };
+        this.params = parameters(type);
         this.expandedBytes = switch (type.name()) { // by name: the enum is still initialising here
             case "MLDSA_44" -> 2560;
             case "MLDSA_65" -> 4032;
@@ -66,10 +62,19 @@ public final class MlDsaScheme extends SignatureScheme {
 
     @Override
     protected boolean verifyRaw(byte[] publicKey, byte[] data, byte[] signature) {
-        return verify(params, publicKey, null, data, signature);
+        // the provider the server selected at start-up (Bouncy Castle until then); lengths are already checked
+        return SigProviders.verifier().verify(type(), publicKey, data, signature);
     }
 
-
+    /** The Bouncy Castle parameter set of {@code ssh-mldsa-44/65/87}. */
+    public static MLDSAParameters parameters(SignatureKeyType type) {
+        return switch (type.name()) { // by name: usable while the enum is still initialising
+            case "MLDSA_44" -> MLDSAParameters.ml_dsa_44;
+            case "MLDSA_65" -> MLDSAParameters.ml_dsa_65;
+            case "MLDSA_87" -> MLDSAParameters.ml_dsa_87;
+            default -> throw new IllegalArgumentException(type.sshName() + " is not a pure ML-DSA type");
+        };
+    }
 
     // ---- primitives, shared with the composite ----
 
@@ -102,6 +107,7 @@ public final class MlDsaScheme extends SignatureScheme {
         }
     }
 
+    /** Bouncy Castle's verification (the composites use it directly; {@code ssh-mldsa-*} goes through the selection). */
     public static boolean verify(MLDSAParameters params, byte[] publicKey, byte[] ctx, byte[] data,
             byte[] signature) {
         CipherParameters p = new MLDSAPublicKeyParameters(params, publicKey);
