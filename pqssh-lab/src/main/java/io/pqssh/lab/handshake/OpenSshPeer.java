@@ -110,9 +110,8 @@ final class OpenSshPeer implements AutoCloseable {
     }
 
     /**
-     * What the OpenSSH rows of a configuration run instead of its first KEX, or null: this OpenSSH's first choice
-     * from the configuration's list (Debian's 9.2 has sntrup761x25519 but no mlkem768x25519); the rows' {@code kex}
-     * column shows what was negotiated.
+     * What the OpenSSH rows of a configuration run instead of its first KEX, or null (see {@link #kexFor}); the rows'
+     * {@code kex} column shows what was negotiated.
      */
     String kexSubstitution(HandshakeConfig c) {
         List<String> usable = kexFor(c);
@@ -122,8 +121,24 @@ final class OpenSshPeer implements AutoCloseable {
         return "runs " + usable.get(0) + " (this OpenSSH lacks " + c.clientKex().get(0) + ")";
     }
 
+    /**
+     * The configuration's KEX list as this OpenSSH can run it: the names it has, in order. A post-quantum first
+     * choice it lacks is stood in for by its own first post-quantum KEX (in pqssh's order), never by a classical
+     * one: Debian's 9.2 has sntrup761x25519 but no mlkem768x25519, and a "both sides post-quantum" row must not
+     * quietly run curve25519.
+     */
     List<String> kexFor(HandshakeConfig c) {
-        return c.clientKex().stream().filter(kex::contains).toList();
+        List<String> usable = new java.util.ArrayList<>(c.clientKex().stream().filter(kex::contains).toList());
+        String first = c.clientKex().get(0);
+        if (io.pqssh.mina.kex.PqKex.isPostQuantum(first)
+                && (usable.isEmpty() || !io.pqssh.mina.kex.PqKex.isPostQuantum(usable.get(0)))) {
+            io.pqssh.mina.kex.PqKex.DEFAULT_ORDER.stream().filter(io.pqssh.mina.kex.PqKex::isPostQuantum)
+                    .filter(kex::contains).findFirst().ifPresent(pq -> usable.add(0, pq));
+            if (usable.isEmpty() || !io.pqssh.mina.kex.PqKex.isPostQuantum(usable.get(0))) {
+                return List.of(); // no post-quantum KEX here: unsupported, not a classical stand-in
+            }
+        }
+        return List.copyOf(usable);
     }
 
     private static void run(List<String> cmd) throws IOException {

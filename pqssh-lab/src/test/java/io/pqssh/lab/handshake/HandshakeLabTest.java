@@ -166,9 +166,15 @@ class HandshakeLabTest {
             assertTrue(peer.kexSubstitution(ed).contains("lacks mlkem768x25519-sha256"), peer.kexSubstitution(ed));
             HandshakeConfig same = HandshakeConfig.user("sntrup761x25519-sha512", "ed25519", "ed25519");
             assertEquals(null, peer.kexSubstitution(same));
-            assertTrue(peer.unsupported(HandshakeConfig.user("mlkem768x25519-sha256", "ed25519", "ed25519"))
-                    .startsWith("this OpenSSH has none of"));
+            HandshakeConfig mlkemOnly = HandshakeConfig.user("mlkem768x25519-sha256", "ed25519", "ed25519");
+            assertEquals(List.of("sntrup761x25519-sha512"), peer.kexFor(mlkemOnly));
+            assertTrue(peer.kexSubstitution(mlkemOnly).startsWith("runs sntrup761x25519-sha512"));
             assertTrue(peer.unsupported(HandshakeConfig.byName("md65")).contains("Ed25519 host and user keys only"));
+            // a post-quantum row stays post-quantum: mlkem768x25519,curve25519 runs sntrup761 first, not curve25519
+            HandshakeConfig bothPq = HandshakeConfig.byName("blog-both-pq/ed25519-keys");
+            assertEquals(List.of("sntrup761x25519-sha512", "curve25519-sha256"), peer.kexFor(bothPq));
+            assertEquals(List.of("curve25519-sha256"),
+                    peer.kexFor(HandshakeConfig.byName("blog-classical/ed25519-keys")));
         }
     }
 
