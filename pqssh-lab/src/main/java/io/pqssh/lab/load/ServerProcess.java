@@ -210,6 +210,14 @@ public abstract class ServerProcess implements AutoCloseable {
                 cmd.add("-D" + KemProviders.PROPERTY + "=" + (mode != null ? mode
                         : KemProviders.selected().encapsulator().name().toLowerCase(java.util.Locale.ROOT)));
             }
+            String sigProperty = io.pqssh.core.sig.SigProviders.PROPERTY;
+            if (jvmArgs.stream().noneMatch(a -> a.startsWith("-D" + sigProperty + "="))) {
+                // the same for the ML-DSA verification provider (publickey logins with ssh-mldsa-* keys)
+                String mode = System.getProperty(sigProperty);
+                cmd.add("-D" + sigProperty + "=" + (mode != null ? mode
+                        : io.pqssh.core.sig.SigProviders.selected().verifier().name()
+                                .toLowerCase(java.util.Locale.ROOT)));
+            }
             cmd.add("-cp");
             cmd.add(System.getProperty("java.class.path"));
             if (mainClass == null) {

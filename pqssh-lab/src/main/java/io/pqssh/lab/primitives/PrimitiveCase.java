@@ -26,6 +26,8 @@ import io.pqssh.core.kem.KemAlgorithm;
 import io.pqssh.core.kem.KemKeyPair;
 import io.pqssh.core.kem.KemProviders;
 import io.pqssh.core.kem.MlKem;
+import io.pqssh.core.sig.MlDsaVerifier;
+import io.pqssh.core.sig.SigProviders;
 import io.pqssh.core.sig.SignatureKeyType;
 import io.pqssh.core.sig.SshPublicKey;
 import io.pqssh.core.sig.SshSigningKey;
@@ -162,6 +164,11 @@ public record PrimitiveCase(String algorithm, String provider, String operation)
         if (isKem()) {
             return provider.equals(BC) ? prepareKemBc(rnd, sid) : prepareKemJdk(rnd, sid);
         }
+        if (System.getProperty(SigProviders.PROPERTY) != null) {
+            // with the property set (inherited by a JMH fork), the first verification below would start the
+            // selection in the background: finish it here, before anything is timed
+            SigProviders.selected();
+        }
         return provider.equals(BC) ? prepareSigBc(rnd, sid) : prepareSigJdk(sid);
     }
 
@@ -231,6 +238,15 @@ public record PrimitiveCase(String algorithm, String provider, String operation)
         byte[] bad = data.clone();
         bad[bad.length - 1] ^= 1;
         check(!pub.verify(bad, sig), "signature verifies over changed data");
+        if (pureMlDsa(t)) {
+            // the server's path with Bouncy Castle named explicitly, whatever pqssh.sig.provider selected
+            return switch (operation) {
+                case "keygen" -> () -> SshSigningKey.generate(t, rnd);
+                case "sign" -> () -> key.sign(data);
+                case "verify", ONLINE -> serverMlDsaVerify(t, pub.rawKey(), data, sig, SigProviders.bc());
+                default -> throw new IllegalArgumentException("no operation " + operation + " for " + algorithm);
+            };
+        }
         return switch (operation) {
             case "keygen" -> () -> SshSigningKey.generate(t, rnd);
             case "sign" -> () -> key.sign(data);
@@ -267,6 +283,16 @@ public record PrimitiveCase(String algorithm, String provider, String operation)
                 throw new IllegalStateException(e);
             }
         });
+        if (pureMlDsa(t)) {
+            // pqssh's own JDK path (JdkMlDsaVerifier: SPKI from the raw wire key), held to BC's results first
+            MlDsaVerifier jdkV = SigProviders.jdk().orElseThrow(() -> new IllegalStateException("the JDK has no "
+                    + "ML-DSA"));
+            check(SigProviders.disagreement(jdkV, 1).isEmpty(), "JDK and BC ML-DSA disagree");
+            check(jdkV.verify(t, raw, data, sig), "pqssh's JDK path does not verify the JDK's signature");
+            if (operation.equals("verify") || operation.equals(ONLINE)) {
+                return serverMlDsaVerify(t, raw, data, blob, jdkV);
+            }
+        }
         return switch (operation) {
             case "keygen" -> kpg::generateKeyPair;
             case "sign" -> () -> {
@@ -283,6 +309,25 @@ public record PrimitiveCase(String algorithm, String provider, String operation)
             };
             default -> throw new IllegalArgumentException("no operation " + operation + " for " + algorithm);
         };
+    }
+
+    static boolean pureMlDsa(SignatureKeyType t) {
+        return t == SignatureKeyType.MLDSA_44 || t == SignatureKeyType.MLDSA_65 || t == SignatureKeyType.MLDSA_87;
+    }
+
+    /**
+     * What {@code SshPublicKey.verify} does for {@code ssh-mldsa-*} (raw key and signature blob decoded and
+     * length-checked, then one provider's verification), with the provider given instead of the selected one, so a
+     * row measures its own provider even where this JVM (or a JMH fork) selected the other.
+     */
+    static Callable<Object> serverMlDsaVerify(SignatureKeyType t, byte[] rawKey, byte[] data, byte[] sigBlob,
+            MlDsaVerifier v) throws Exception {
+        Callable<Object> op = () -> v.verify(t, SshPublicKey.of(t, rawKey).rawKey(), data,
+                t.scheme().decodeSignature(sigBlob));
+        if (!Boolean.TRUE.equals(op.call())) {
+            throw new IllegalStateException(t.sshName() + ": " + v.name() + " does not verify the prepared signature");
+        }
+        return op;
     }
 
     static byte[] concat(byte[] a, byte[] b) {
