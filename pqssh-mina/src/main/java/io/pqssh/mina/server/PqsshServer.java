@@ -203,6 +203,8 @@ public final class PqsshServer implements AutoCloseable {
             if (publickey != null) {
                 sshd.setPublickeyAuthenticator(publickey);
                 auth.add(UserAuthPublicKeyFactory.INSTANCE);
+                // choose the ML-DSA verification provider (self-check + timing in the background, logged once)
+                io.pqssh.core.sig.SigProviders.startSelection();
                 if (publickeyHybridAnd || (authenticationMethods != null && java.util.Arrays.stream(
                         authenticationMethods.split("[ ,]")).anyMatch(io.pqssh.mina.auth.hybrid.HybridAnd.NAME::equals))) {
                     auth.add(io.pqssh.mina.auth.hybrid.ServerHybridAndUserAuthFactory.INSTANCE);
