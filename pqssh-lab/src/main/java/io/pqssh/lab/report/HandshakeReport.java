@@ -231,7 +231,7 @@ public final class HandshakeReport {
         Map<String, double[]> bars = new LinkedHashMap<>();
         int parts = SshWire.PARTS.size();
         for (Map<String, Object> m : summary) {
-            String c = m.get("config") + ("pqssh".equals(m.get("peer")) ? "" : " (" + m.get("peer") + ")");
+            String c = seriesLabel(m);
             if (bars.containsKey(c)) {
                 continue;
             }
@@ -259,11 +259,17 @@ public final class HandshakeReport {
                 "bytes", STACKS, bars));
     }
 
+    /** A summary row's configuration, with the peer unless it is pqssh → pqssh. */
+    static String seriesLabel(Map<String, Object> m) {
+        return m.get("config") + ("pqssh".equals(m.get("peer")) ? "" : " (" + m.get("peer") + ")");
+    }
+
     private static void xy(Path dir, String name, String title, String xLabel, List<Map<String, Object>> summary,
             String xKey) throws IOException {
         Map<String, List<double[]>> series = new LinkedHashMap<>();
         for (Map<String, Object> m : summary) {
-            series.computeIfAbsent((String) m.get("config"), k -> new ArrayList<>())
+            // one line per configuration and peer: a median over peers would mix pqssh's and OpenSSH's times
+            series.computeIfAbsent(seriesLabel(m), k -> new ArrayList<>())
                     .add(new double[] {num(m, xKey), p(m, "total_ms", "p50")});
         }
         XYSeriesCollection ds = new XYSeriesCollection();

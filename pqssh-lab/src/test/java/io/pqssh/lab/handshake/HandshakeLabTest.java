@@ -152,6 +152,9 @@ class HandshakeLabTest {
         Set<String> peers = new HashSet<>();
         summary.forEach(m -> peers.add(m.get("peer").asText()));
         assertEquals(Set.of("pqssh", "openssh", HandshakeLab.PQSSH_TO_OPENSSH), peers);
+        // one plotted line per peer, not a median across them
+        String svg = Files.readString(out.resolve("latency-vs-rtt.svg"));
+        assertTrue(svg.contains(c.name() + " (openssh)") && svg.contains(c.name() + " (pqssh-to-openssh)"), svg);
         String mine = Netns.PREFIX + ProcessHandle.current().pid() + "-";
         assertFalse(Netns.ours().stream().anyMatch(n -> n.startsWith(mine)), "namespaces left behind");
     }
