@@ -2,13 +2,11 @@ package io.pqssh.mina;
 
 import java.io.IOException;
 import java.security.KeyPair;
-import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.List;
 
 import org.apache.sshd.client.keyverifier.AcceptAllServerKeyVerifier;
-import org.apache.sshd.common.config.keys.KeyUtils;
 import org.apache.sshd.common.keyprovider.KeyPairProvider;
 
 import io.pqssh.core.auth.KemCredential;
@@ -25,11 +23,7 @@ final class LoginFixture {
     static final KeyPair HOST_KEY = ed25519();
 
     static KeyPair ed25519() {
-        try {
-            return KeyUtils.generateKeyPair("ssh-ed25519", 256);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException(e);
-        }
+        return TestKeys.ed25519();
     }
 
     static KemKeyPair kem(KemAlgorithm a) {

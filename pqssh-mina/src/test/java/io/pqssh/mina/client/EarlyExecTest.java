@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Timeout;
 import io.pqssh.core.kem.KemAlgorithm;
 import io.pqssh.core.kem.KemKeyPair;
 import io.pqssh.core.kem.MlKem;
+import io.pqssh.mina.TestKeys;
 import io.pqssh.mina.auth.KemClientIdentity;
 import io.pqssh.mina.auth.KemServerSettings;
 import io.pqssh.mina.server.PqsshServer;
@@ -41,16 +42,9 @@ import io.pqssh.mina.server.PqsshServer;
 class EarlyExecTest {
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final KemKeyPair KEM = MlKem.generate(KemAlgorithm.MLKEM768, RANDOM);
-    private static final KeyPair HOST = ed25519();
-    private static final KeyPair USER = ed25519();
+    private static final KeyPair HOST = TestKeys.ed25519();
+    private static final KeyPair USER = TestKeys.ed25519();
 
-    static KeyPair ed25519() {
-        try {
-            return org.apache.sshd.common.config.keys.KeyUtils.generateKeyPair("ssh-ed25519", 256);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
 
     private static PqsshServer.Builder server() {
         return PqsshServer.builder().host("127.0.0.1").port(0).hostKeys(KeyPairProvider.wrap(HOST))

@@ -17,6 +17,7 @@ import org.apache.sshd.common.keyprovider.KeyPairProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.pqssh.mina.TestKeys;
 import io.pqssh.mina.client.PqsshClient;
 import io.pqssh.mina.server.PqsshServer;
 
@@ -28,16 +29,9 @@ import io.pqssh.mina.server.PqsshServer;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class FirstKexGuessTest {
-    private static final KeyPair HOST = ed25519();
-    private static final KeyPair USER = ed25519();
+    private static final KeyPair HOST = TestKeys.ed25519();
+    private static final KeyPair USER = TestKeys.ed25519();
 
-    static KeyPair ed25519() {
-        try {
-            return org.apache.sshd.common.config.keys.KeyUtils.generateKeyPair("ssh-ed25519", 256);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
 
     private static PqsshServer.Builder server() {
         return PqsshServer.builder().host("127.0.0.1").port(0).hostKeys(KeyPairProvider.wrap(HOST))
@@ -91,7 +85,7 @@ class FirstKexGuessTest {
 
     @Test
     void wrongHostKeyGuessWithTheSameKexIsDroppedToo() throws Exception {
-        KeyPair ecdsa = generate("ecdsa-sha2-nistp256", 256);
+        KeyPair ecdsa = TestKeys.generate("ecdsa-sha2-nistp256", 256);
         // the server lists ecdsa first, the guessing client prefers ssh-ed25519: same KEX, other host key
         try (PqsshServer srv = PqsshServer.builder().host("127.0.0.1").port(0)
                 .hostKeys(KeyPairProvider.wrap(ecdsa, HOST)).publickey((u, k, s) -> k.equals(USER.getPublic()))
@@ -132,11 +126,4 @@ class FirstKexGuessTest {
         assertEquals("", FirstKexGuess.first(null));
     }
 
-    private static KeyPair generate(String type, int bits) {
-        try {
-            return org.apache.sshd.common.config.keys.KeyUtils.generateKeyPair(type, bits);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
 }

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 
 import io.pqssh.core.kem.KemAlgorithm;
 import io.pqssh.core.kem.KemKeyPair;
+import io.pqssh.mina.TestKeys;
 import io.pqssh.mina.auth.KemClientIdentity;
 import io.pqssh.mina.auth.KemServerSettings;
 import io.pqssh.mina.client.PqsshClient;
@@ -29,15 +30,8 @@ import io.pqssh.mina.server.PqsshServer;
 /** Which USERAUTH_REQUESTs reach a pqssh server with and without the round-trip options. */
 class RoundTripAuthTest {
     private static final SecureRandom RANDOM = new SecureRandom();
-    private static final KeyPair HOST = ed25519();
+    private static final KeyPair HOST = TestKeys.ed25519();
 
-    static KeyPair ed25519() {
-        try {
-            return org.apache.sshd.common.config.keys.KeyUtils.generateKeyPair("ssh-ed25519", 256);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
 
     /** Records the method of every USERAUTH_REQUEST the server handles, {@code none} included. */
     static List<String> record(PqsshServer srv) {
@@ -113,7 +107,7 @@ class RoundTripAuthTest {
 
     @Test
     void publickeySignsDirectlyWhenAsked() throws Exception {
-        KeyPair user = ed25519();
+        KeyPair user = TestKeys.ed25519();
         try (PqsshServer srv = server().publickey((u, k, s) -> k.equals(user.getPublic())).start()) {
             // MINA's server counts the PK_OK query and the signed request separately
             assertEquals(List.of("publickey", "publickey"), login(srv, client().identity(user)));
@@ -124,8 +118,8 @@ class RoundTripAuthTest {
 
     @Test
     void directSignMovesToTheNextKeyAfterARefusal() throws Exception {
-        KeyPair wrong = ed25519();
-        KeyPair user = ed25519();
+        KeyPair wrong = TestKeys.ed25519();
+        KeyPair user = TestKeys.ed25519();
         try (PqsshServer srv = server().publickey((u, k, s) -> k.equals(user.getPublic())).start()) {
             assertEquals(List.of("publickey", "publickey"),
                     login(srv, client().identity(wrong).identity(user).pubkeySignDirectly(true)));
@@ -135,7 +129,7 @@ class RoundTripAuthTest {
     @Test
     void fallsBackWhenTheServerDoesNotOfferTheGuessedMethod() throws Exception {
         KemKeyPair key = io.pqssh.core.kem.MlKem.generate(KemAlgorithm.MLKEM768, RANDOM);
-        KeyPair user = ed25519();
+        KeyPair user = TestKeys.ed25519();
         // no publickey-kem on this server: the guessed request is refused with the server's list, then publickey
         try (PqsshServer srv = server().publickey((u, k, s) -> k.equals(user.getPublic())).start()) {
             assertEquals(List.of("publickey"), login(srv, client().kemIdentity(KemClientIdentity.of(key))
