@@ -43,7 +43,8 @@ import picocli.CommandLine.Parameters;
                 "RequirePostQuantumKex yes|no, WarnWeakCrypto yes|no, KEMAuthentication yes|no, IdentityKEMFile,",
                 "PreferredAuthentications, PasswordAuthentication yes|no, ConnectTimeout, Port, User,",
                 "NoneProbe yes|no (default no), PubkeySignDirectly yes|no (default no), GuessKex yes|no (default",
-                "yes: first_kex_packet_follows); see docs/round-trips.md."})
+                "yes: first_kex_packet_follows), EarlyChannelOpen yes|no (default no; pqssh servers only);",
+                "see docs/round-trips.md."})
 public final class SshCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "[user@]host", description = "Destination.")
     String destination;
@@ -87,6 +88,8 @@ public final class SshCommand implements Callable<Integer> {
         if (o.containsKey("noneprobe")) {
             b.noneProbe(yes(o.get("noneprobe")));
         }
+        boolean earlyOpen = yes(o.getOrDefault("earlychannelopen", "no"));
+        b.earlyChannelOpen(earlyOpen);
         if (o.containsKey("guesskex")) {
             b.guessKex(yes(o.get("guesskex")));
         }
@@ -125,6 +128,19 @@ public final class SshCommand implements Callable<Integer> {
             b.kemIdentity(new KemClientIdentity(kemKey, null, sigKey));
         }
         try (PqsshClient client = b.start()) {
+            if (earlyOpen && !command.isEmpty()) {
+                // the channel opens behind the KEM response (pqssh servers only, docs/round-trips.md)
+                try {
+                    return client.loginAndExec(user, host, p, String.join(" ", command), unclosable(System.out),
+                            unclosable(System.err), Duration.ofDays(365));
+                } catch (PqsshClient.PostQuantumRequiredException e) {
+                    System.err.println("pqssh: " + e.getMessage());
+                    return 255;
+                } catch (Exception e) {
+                    System.err.println("pqssh: " + user + "@" + host + ": " + Errors.describe(e));
+                    return 255;
+                }
+            }
             ClientSession session;
             try {
                 session = client.login(user, host, p);

@@ -170,6 +170,18 @@ class CliEndToEndTest {
         assertEquals(0, echo.rc(), echo.all());
         assertEquals("via-kem", echo.out().strip());
 
+        // the early channel open (pqssh servers): same output and exit status
+        CliHarness.Result early = CliHarness.pqssh("ssh", "-i", key.toString(), "-o", "UserKnownHostsFile=" + knownHosts,
+                "-o", "EarlyChannelOpen=yes", "-p", String.valueOf(port), CliHarness.user() + "@127.0.0.1",
+                "echo early; exit 6");
+        assertEquals(6, early.rc(), early.all());
+        assertEquals("early", early.out().strip());
+        CliHarness.Result earlyStranger = CliHarness.pqssh("ssh", "-i", stranger.toString(), "-o",
+                "UserKnownHostsFile=" + knownHosts, "-o", "EarlyChannelOpen=yes", "-p", String.valueOf(port),
+                CliHarness.user() + "@127.0.0.1", "echo SHOULD-NOT-RUN");
+        assertEquals(255, earlyStranger.rc(), earlyStranger.all());
+        assertFalse(earlyStranger.out().contains("SHOULD-NOT-RUN"), earlyStranger.all());
+
         CliHarness.Result unauthorized = login(port, knownHosts, stranger, "echo SHOULD-NOT-RUN");
         assertEquals(255, unauthorized.rc(), unauthorized.all());
         assertFalse(unauthorized.out().contains("SHOULD-NOT-RUN"), unauthorized.all());

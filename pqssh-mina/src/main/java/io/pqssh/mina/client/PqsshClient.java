@@ -62,10 +62,16 @@ public final class PqsshClient implements AutoCloseable {
      */
     public int loginAndExec(String user, String host, int port, String command, OutputStream out, OutputStream err)
             throws IOException {
+        return loginAndExec(user, host, port, command, out, err, config.timeout);
+    }
+
+    /** As above; {@code commandTimeout} bounds the command's run (the login uses the builder's timeout). */
+    public int loginAndExec(String user, String host, int port, String command, OutputStream out, OutputStream err,
+            Duration commandTimeout) throws IOException {
         EarlyExec early = config.earlyChannelOpen ? new EarlyExec(command, out, err) : null;
         try (ClientSession session = login(user, host, port, early)) {
-            return early != null && early.used() ? early.awaitExit(config.timeout)
-                    : exec(session, command, out, err, config.timeout);
+            return early != null && early.used() ? early.awaitExit(commandTimeout)
+                    : exec(session, command, out, err, commandTimeout);
         }
     }
 
