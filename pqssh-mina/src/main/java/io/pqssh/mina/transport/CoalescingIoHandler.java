@@ -9,31 +9,17 @@ import org.apache.sshd.common.util.Readable;
  * {@code sessionCreated} (identification and KEXINIT, plus the client's guessed KEX init) and {@code messageReceived}
  * (every reply). Whatever the SSH layer writes inside one of them leaves as one transport write when it returns.
  */
-final class CoalescingIoHandler implements IoHandler {
-    private static final Object KEY = new Object();
-
-    private final IoHandler handler;
-
+final class CoalescingIoHandler extends SessionWrappingIoHandler<CoalescingIoSession> {
     CoalescingIoHandler(IoHandler handler) {
-        this.handler = handler;
-    }
-
-    static CoalescingIoSession coalescing(IoSession transport) {
-        Object c = transport.getAttribute(KEY);
-        if (c == null) {
-            CoalescingIoSession fresh = new CoalescingIoSession(transport);
-            Object prev = transport.setAttributeIfAbsent(KEY, fresh);
-            c = prev != null ? prev : fresh;
-        }
-        return (CoalescingIoSession) c;
+        super(handler, CoalescingIoSession::new);
     }
 
     @Override
     public void sessionCreated(IoSession session) throws Exception {
-        CoalescingIoSession c = coalescing(session);
+        CoalescingIoSession c = wrapped(session);
         boolean collected = c.handlerEnter();
         try {
-            handler.sessionCreated(c);
+            handler().sessionCreated(c);
         } finally {
             c.handlerExit(collected);
         }
@@ -41,10 +27,10 @@ final class CoalescingIoHandler implements IoHandler {
 
     @Override
     public void messageReceived(IoSession session, Readable message) throws Exception {
-        CoalescingIoSession c = coalescing(session);
+        CoalescingIoSession c = wrapped(session);
         boolean collected = c.handlerEnter();
         try {
-            handler.messageReceived(c, message);
+            handler().messageReceived(c, message);
         } finally {
             c.handlerExit(collected);
         }
@@ -52,16 +38,11 @@ final class CoalescingIoHandler implements IoHandler {
 
     @Override
     public void sessionClosed(IoSession session) throws Exception {
-        CoalescingIoSession c = coalescing(session);
+        CoalescingIoSession c = wrapped(session);
         try {
-            handler.sessionClosed(c);
+            handler().sessionClosed(c);
         } finally {
             c.transportClosed();
         }
-    }
-
-    @Override
-    public void exceptionCaught(IoSession session, Throwable cause) throws Exception {
-        handler.exceptionCaught(coalescing(session), cause);
     }
 }

@@ -1,7 +1,6 @@
 package io.pqssh.mina.transport;
 
 import java.io.IOException;
-import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -10,9 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
 import org.apache.sshd.common.future.CloseFuture;
-import org.apache.sshd.common.future.SshFutureListener;
 import org.apache.sshd.common.io.AbstractIoWriteFuture;
-import org.apache.sshd.common.io.IoService;
 import org.apache.sshd.common.io.IoSession;
 import org.apache.sshd.common.io.IoWriteFuture;
 import org.apache.sshd.common.session.helpers.AbstractSession;
@@ -35,13 +32,12 @@ import org.apache.sshd.common.util.buffer.ByteArrayBuffer;
  * {@value #MAX_HANDLER_CALLS} handler calls, whichever is first; from then on (once nothing is pending) writes go to
  * the transport unchanged, so channel and SFTP traffic is untouched.
  */
-public final class CoalescingIoSession implements IoSession {
+public final class CoalescingIoSession extends ForwardingIoSession {
     /** Pending bytes above this are written at once, even inside a handler call (see docs/round-trips.md). */
     public static final int MAX_PENDING = 256 * 1024;
     /** Handler calls after which coalescing stops even if the session never authenticates. */
     public static final int MAX_HANDLER_CALLS = 64;
 
-    private final IoSession delegate;
     private final Predicate<IoSession> authenticated;
     private final Object lock = new Object();
 
@@ -68,7 +64,7 @@ public final class CoalescingIoSession implements IoSession {
 
     /** {@code authenticated} is asked at the start of every handler call until it says true once. */
     public CoalescingIoSession(IoSession delegate, Predicate<IoSession> authenticated) {
-        this.delegate = delegate;
+        super(delegate);
         this.authenticated = authenticated;
     }
 
@@ -80,11 +76,6 @@ public final class CoalescingIoSession implements IoSession {
     /** The coalescing session of a MINA SSH session's {@code getIoSession()}, or null if it is not one. */
     public static CoalescingIoSession of(IoSession s) {
         return s instanceof CoalescingIoSession c ? c : null;
-    }
-
-    /** The transport session underneath. */
-    public IoSession delegate() {
-        return delegate;
     }
 
     /** {@code writeBuffer} calls MINA made while coalescing was still possible. */
@@ -180,7 +171,7 @@ public final class CoalescingIoSession implements IoSession {
     @Override
     public IoWriteFuture writeBuffer(Buffer buffer) throws IOException {
         if (bypass) {
-            return delegate.writeBuffer(buffer);
+            return delegate().writeBuffer(buffer);
         }
         Part part = null;
         boolean direct = false;
@@ -205,12 +196,12 @@ public final class CoalescingIoSession implements IoSession {
             }
         }
         if (direct && !drain) {
-            return delegate.writeBuffer(buffer);
+            return delegate().writeBuffer(buffer);
         }
         if (direct) {
             try {
                 writesOut.incrementAndGet();
-                return delegate.writeBuffer(buffer);
+                return delegate().writeBuffer(buffer);
             } finally {
                 drain();
             }
@@ -260,7 +251,7 @@ public final class CoalescingIoSession implements IoSession {
         IoWriteFuture out;
         try {
             writesOut.incrementAndGet();
-            out = delegate.writeBuffer(new ByteArrayBuffer(bytes));
+            out = delegate().writeBuffer(new ByteArrayBuffer(bytes));
         } catch (IOException | RuntimeException e) {
             for (Part p : batch) {
                 p.setValue(e);
@@ -305,62 +296,7 @@ public final class CoalescingIoSession implements IoSession {
         if (drain) {
             drain();
         }
-        return delegate.close(immediately);
-    }
-
-    @Override
-    public long getId() {
-        return delegate.getId();
-    }
-
-    @Override
-    public SocketAddress getAcceptanceAddress() {
-        return delegate.getAcceptanceAddress();
-    }
-
-    @Override
-    public Object getAttribute(Object key) {
-        return delegate.getAttribute(key);
-    }
-
-    @Override
-    public Object setAttribute(Object key, Object value) {
-        return delegate.setAttribute(key, value);
-    }
-
-    @Override
-    public Object setAttributeIfAbsent(Object key, Object value) {
-        return delegate.setAttributeIfAbsent(key, value);
-    }
-
-    @Override
-    public Object removeAttribute(Object key) {
-        return delegate.removeAttribute(key);
-    }
-
-    @Override
-    public void addCloseFutureListener(SshFutureListener<CloseFuture> listener) {
-        delegate.addCloseFutureListener(listener);
-    }
-
-    @Override
-    public void removeCloseFutureListener(SshFutureListener<CloseFuture> listener) {
-        delegate.removeCloseFutureListener(listener);
-    }
-
-    @Override
-    public boolean isClosed() {
-        return delegate.isClosed();
-    }
-
-    @Override
-    public boolean isClosing() {
-        return delegate.isClosing();
-    }
-
-    @Override
-    public IoService getService() {
-        return delegate.getService();
+        return delegate().close(immediately);
     }
 
     @Override
@@ -377,31 +313,11 @@ public final class CoalescingIoSession implements IoSession {
         if (drain) {
             drain();
         }
-        delegate.shutdownOutputStream();
-    }
-
-    @Override
-    public void suspendRead() {
-        delegate.suspendRead();
-    }
-
-    @Override
-    public void resumeRead() {
-        delegate.resumeRead();
-    }
-
-    @Override
-    public SocketAddress getRemoteAddress() {
-        return delegate.getRemoteAddress();
-    }
-
-    @Override
-    public SocketAddress getLocalAddress() {
-        return delegate.getLocalAddress();
+        delegate().shutdownOutputStream();
     }
 
     @Override
     public String toString() {
-        return "Coalescing[" + delegate + "]";
+        return "Coalescing[" + delegate() + "]";
     }
 }

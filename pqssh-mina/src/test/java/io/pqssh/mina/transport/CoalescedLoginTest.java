@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.SocketAddress;
 import java.security.KeyPair;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -16,25 +15,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.sshd.client.keyverifier.AcceptAllServerKeyVerifier;
 import org.apache.sshd.client.session.ClientSession;
-import org.apache.sshd.common.Factory;
-import org.apache.sshd.common.FactoryManager;
-import org.apache.sshd.common.future.CloseFuture;
-import org.apache.sshd.common.future.SshFutureListener;
-import org.apache.sshd.common.io.IoAcceptor;
-import org.apache.sshd.common.io.IoConnector;
 import org.apache.sshd.common.io.IoHandler;
-import org.apache.sshd.common.io.IoService;
-import org.apache.sshd.common.io.IoServiceEventListener;
-import org.apache.sshd.common.io.IoServiceFactory;
-import org.apache.sshd.common.io.IoServiceFactoryFactory;
 import org.apache.sshd.common.io.IoSession;
 import org.apache.sshd.common.io.IoWriteFuture;
 import org.apache.sshd.common.io.nio2.Nio2ServiceFactoryFactory;
 import org.apache.sshd.common.keyprovider.KeyPairProvider;
 import org.apache.sshd.common.session.helpers.AbstractSession;
-import org.apache.sshd.common.util.Readable;
 import org.apache.sshd.common.util.buffer.Buffer;
-import org.apache.sshd.common.util.threads.CloseableExecutorService;
 import org.junit.jupiter.api.Test;
 
 import io.pqssh.core.kem.KemAlgorithm;
@@ -63,202 +50,39 @@ class CoalescedLoginTest {
      * NIO2 underneath the server, counting the writes it is handed per connection while the SSH session is not yet
      * authenticated: that is the number of writes the network sees for the handshake and authentication.
      */
-    static final class PreAuthWriteCounter implements IoServiceFactoryFactory {
-        final Nio2ServiceFactoryFactory nio2 = new Nio2ServiceFactoryFactory();
+    static final class PreAuthWriteCounter extends WrappingIoServiceFactoryFactory {
         final List<AtomicInteger> perConnection = new CopyOnWriteArrayList<>();
 
-        @Override
-        public IoServiceFactory create(FactoryManager manager) {
-            IoServiceFactory f = nio2.create(manager);
-            return new IoServiceFactory() {
-                @Override
-                public IoConnector createConnector(IoHandler handler) {
-                    throw new UnsupportedOperationException("server side only");
-                }
-
-                @Override
-                public IoAcceptor createAcceptor(IoHandler handler) {
-                    return f.createAcceptor(new Counting(handler));
-                }
-
-                @Override
-                public IoServiceEventListener getIoServiceEventListener() {
-                    return f.getIoServiceEventListener();
-                }
-
-                @Override
-                public void setIoServiceEventListener(IoServiceEventListener listener) {
-                    f.setIoServiceEventListener(listener);
-                }
-
-                @Override
-                public CloseFuture close(boolean immediately) {
-                    return f.close(immediately);
-                }
-
-                @Override
-                public void addCloseFutureListener(SshFutureListener<CloseFuture> listener) {
-                    f.addCloseFutureListener(listener);
-                }
-
-                @Override
-                public void removeCloseFutureListener(SshFutureListener<CloseFuture> listener) {
-                    f.removeCloseFutureListener(listener);
-                }
-
-                @Override
-                public boolean isClosed() {
-                    return f.isClosed();
-                }
-
-                @Override
-                public boolean isClosing() {
-                    return f.isClosing();
-                }
-            };
+        PreAuthWriteCounter() {
+            super(new Nio2ServiceFactoryFactory());
         }
 
         @Override
-        public void setExecutorServiceFactory(Factory<CloseableExecutorService> factory) {
-            nio2.setExecutorServiceFactory(factory);
-        }
-
-        private static final Object KEY = new Object();
-
-        private final class Counting implements IoHandler {
-            private final IoHandler handler;
-
-            Counting(IoHandler handler) {
-                this.handler = handler;
-            }
-
-            private IoSession wrap(IoSession s) {
-                Object w = s.getAttribute(KEY);
-                if (w == null) {
-                    AtomicInteger n = new AtomicInteger();
-                    perConnection.add(n);
-                    w = new CountingSession(s, n);
-                    s.setAttribute(KEY, w);
-                }
-                return (IoSession) w;
-            }
-
-            @Override
-            public void sessionCreated(IoSession session) throws Exception {
-                handler.sessionCreated(wrap(session));
-            }
-
-            @Override
-            public void sessionClosed(IoSession session) throws Exception {
-                handler.sessionClosed(wrap(session));
-            }
-
-            @Override
-            public void exceptionCaught(IoSession session, Throwable cause) throws Exception {
-                handler.exceptionCaught(wrap(session), cause);
-            }
-
-            @Override
-            public void messageReceived(IoSession session, Readable message) throws Exception {
-                handler.messageReceived(wrap(session), message);
-            }
+        protected IoHandler wrap(IoHandler handler) {
+            return new SessionWrappingIoHandler<>(handler, transport -> {
+                AtomicInteger n = new AtomicInteger();
+                perConnection.add(n);
+                return new CountingSession(transport, n);
+            });
         }
     }
 
     /** Counts writes while the SSH session attached to it is unauthenticated; the rest is the NIO2 session's. */
-    record CountingSession(IoSession io, AtomicInteger preAuthWrites) implements IoSession {
+    static final class CountingSession extends ForwardingIoSession {
+        private final AtomicInteger preAuthWrites;
+
+        CountingSession(IoSession io, AtomicInteger preAuthWrites) {
+            super(io);
+            this.preAuthWrites = preAuthWrites;
+        }
+
         @Override
         public IoWriteFuture writeBuffer(Buffer buffer) throws IOException {
             AbstractSession s = AbstractSession.getSession(this, true);
             if (s == null || !s.isAuthenticated()) {
                 preAuthWrites.incrementAndGet();
             }
-            return io.writeBuffer(buffer);
-        }
-
-        @Override
-        public long getId() {
-            return io.getId();
-        }
-
-        @Override
-        public SocketAddress getAcceptanceAddress() {
-            return io.getAcceptanceAddress();
-        }
-
-        @Override
-        public Object getAttribute(Object key) {
-            return io.getAttribute(key);
-        }
-
-        @Override
-        public Object setAttribute(Object key, Object value) {
-            return io.setAttribute(key, value);
-        }
-
-        @Override
-        public Object setAttributeIfAbsent(Object key, Object value) {
-            return io.setAttributeIfAbsent(key, value);
-        }
-
-        @Override
-        public Object removeAttribute(Object key) {
-            return io.removeAttribute(key);
-        }
-
-        @Override
-        public CloseFuture close(boolean immediately) {
-            return io.close(immediately);
-        }
-
-        @Override
-        public void addCloseFutureListener(SshFutureListener<CloseFuture> listener) {
-            io.addCloseFutureListener(listener);
-        }
-
-        @Override
-        public void removeCloseFutureListener(SshFutureListener<CloseFuture> listener) {
-            io.removeCloseFutureListener(listener);
-        }
-
-        @Override
-        public boolean isClosed() {
-            return io.isClosed();
-        }
-
-        @Override
-        public boolean isClosing() {
-            return io.isClosing();
-        }
-
-        @Override
-        public IoService getService() {
-            return io.getService();
-        }
-
-        @Override
-        public void shutdownOutputStream() throws IOException {
-            io.shutdownOutputStream();
-        }
-
-        @Override
-        public void suspendRead() {
-            io.suspendRead();
-        }
-
-        @Override
-        public void resumeRead() {
-            io.resumeRead();
-        }
-
-        @Override
-        public SocketAddress getRemoteAddress() {
-            return io.getRemoteAddress();
-        }
-
-        @Override
-        public SocketAddress getLocalAddress() {
-            return io.getLocalAddress();
+            return super.writeBuffer(buffer);
         }
     }
 
