@@ -1,19 +1,17 @@
 package io.pqssh.core.kem;
 
 import java.security.GeneralSecurityException;
-import java.security.KeyFactory;
 import java.security.Provider;
 import java.security.PublicKey;
 import java.security.SecureRandom;
-import java.security.Security;
-import java.security.spec.X509EncodedKeySpec;
-import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Optional;
 
 import javax.crypto.KEM;
 import javax.crypto.SecretKey;
 import javax.security.auth.DestroyFailedException;
+
+import io.pqssh.core.provider.JdkProviders;
 
 /**
  * The JDK's own ML-KEM ({@code javax.crypto.KEM "ML-KEM"}, SunJCE in JDK 24+). The raw wire key becomes an X.509
@@ -24,46 +22,19 @@ import javax.security.auth.DestroyFailedException;
 final class JdkKemEncapsulator implements KemEncapsulator {
     private static final int Q = 3329;
 
-    private final Provider keyFactoryProvider;
     private final String kemProviderName;
     private final KEM kem; // immutable and thread-safe (javax.crypto.KEM contract)
-    private final ThreadLocal<KeyFactory> keyFactory;
+    private final JdkProviders.RawKeyDecoder keys;
 
     private JdkKemEncapsulator(Provider kemProvider, Provider keyFactoryProvider) throws GeneralSecurityException {
-        this.keyFactoryProvider = keyFactoryProvider;
         this.kemProviderName = kemProvider.getName();
         this.kem = KEM.getInstance("ML-KEM", kemProvider);
-        KeyFactory.getInstance("ML-KEM", keyFactoryProvider); // fail now, not on the first login
-        this.keyFactory = ThreadLocal.withInitial(() -> {
-            try {
-                return KeyFactory.getInstance("ML-KEM", this.keyFactoryProvider);
-            } catch (GeneralSecurityException e) {
-                throw new IllegalStateException("JDK ML-KEM KeyFactory vanished", e);
-            }
-        });
+        this.keys = new JdkProviders.RawKeyDecoder("ML-KEM", keyFactoryProvider);
     }
 
     /** The JDK's (non-Bouncy-Castle) ML-KEM, or empty when this JDK has none. */
     static Optional<KemEncapsulator> create() {
-        Provider kemProvider = nonBc("KEM", "ML-KEM");
-        Provider kfProvider = nonBc("KeyFactory", "ML-KEM");
-        if (kemProvider == null || kfProvider == null) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(new JdkKemEncapsulator(kemProvider, kfProvider));
-        } catch (GeneralSecurityException e) {
-            return Optional.empty();
-        }
-    }
-
-    private static Provider nonBc(String service, String algorithm) {
-        for (Provider p : Security.getProviders()) {
-            if (!p.getName().startsWith("BC") && p.getService(service, algorithm) != null) {
-                return p;
-            }
-        }
-        return null;
+        return JdkProviders.create("KEM", "ML-KEM", "ML-KEM", JdkKemEncapsulator::new);
     }
 
     static byte[] spkiHeader(KemAlgorithm a) {
@@ -110,12 +81,9 @@ final class JdkKemEncapsulator implements KemEncapsulator {
             throw new IllegalArgumentException(algorithm.sshName()
                     + " public key fails the FIPS 203 modulus check (coefficient not reduced mod q)");
         }
-        byte[] h = spkiHeader(algorithm);
-        byte[] spki = Arrays.copyOf(h, h.length + publicKey.length);
-        System.arraycopy(publicKey, 0, spki, h.length, publicKey.length);
         KEM.Encapsulated e;
         try {
-            PublicKey pub = keyFactory.get().generatePublic(new X509EncodedKeySpec(spki));
+            PublicKey pub = keys.decode(spkiHeader(algorithm), publicKey);
             e = kem.newEncapsulator(pub, random).encapsulate();
         } catch (GeneralSecurityException ex) {
             throw new IllegalArgumentException(algorithm.sshName() + " public key rejected by the JDK: "

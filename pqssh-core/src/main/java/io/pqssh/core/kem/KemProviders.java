@@ -2,12 +2,13 @@ package io.pqssh.core.kem;
 
 import java.security.SecureRandom;
 import java.util.Arrays;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import io.pqssh.core.provider.ProviderChoice;
 
 /**
  * Chooses the ML-KEM encapsulation provider of the server, once per JVM. System property {@value #PROPERTY}:
@@ -33,8 +34,12 @@ public final class KemProviders {
     static final int MAX_PASSES = 5;
 
     private static final Logger LOG = LoggerFactory.getLogger(KemProviders.class);
-    private static volatile KemEncapsulator current;
-    private static CompletableFuture<Selection> selection; // guarded by KemProviders.class
+    private static final ProviderChoice<KemEncapsulator, Selection> CHOICE = new ProviderChoice<>(PROPERTY, "ML-KEM",
+            "encapsulation", "ML-KEM-768 encaps", BcKemEncapsulator.INSTANCE, KemProviders::jdk,
+            KemEncapsulator::name, KemProviders::disagreement, KemProviders::mlKem768Encapsulation,
+            new ProviderChoice.Budget(MIN_SPEEDUP_PERCENT, AGREEMENT_ITERATIONS, WARMUP_MILLIS, WARMUP_OPS_MAX, 20,
+                    TIMED_OPS, MAX_PASSES),
+            Selection::of, LOG, "pqssh-kem-provider-selection");
 
     private KemProviders() {
     }
@@ -42,12 +47,12 @@ public final class KemProviders {
     /** What was chosen and why; the timings are medians per operation in microseconds (NaN when not timed). */
     public record Selection(KemEncapsulator encapsulator, String mode, String reason, double bcMicros,
             double jdkMicros, double jdkToBcRatio) {
+        static Selection of(ProviderChoice.Outcome<KemEncapsulator> o) {
+            return new Selection(o.chosen(), o.mode(), o.reason(), o.bcMicros(), o.jdkMicros(), o.jdkToBcRatio());
+        }
+
         public String describe() {
-            String t = Double.isNaN(bcMicros) ? "" : String.format(Locale.ROOT,
-                    " (ML-KEM-768 encaps median BC %.1f us, JDK %.1f us, JDK/BC %.2f)", bcMicros, jdkMicros,
-                    jdkToBcRatio);
-            return "ML-KEM encapsulation provider " + encapsulator.name() + " [" + PROPERTY + "=" + mode + "]: "
-                    + reason + t;
+            return CHOICE.describe(encapsulator, mode, reason, bcMicros, jdkMicros, jdkToBcRatio);
         }
     }
 
@@ -65,26 +70,8 @@ public final class KemProviders {
      * which takes a second or two, and must not delay start-up or a login); until it completes,
      * {@link #encapsulator()} returns Bouncy Castle. An invalid {@value #PROPERTY} value fails here, at once.
      */
-    public static synchronized CompletableFuture<Selection> startSelection() {
-        if (selection == null) {
-            String mode = mode(System.getProperty(PROPERTY, "auto"));
-            CompletableFuture<Selection> f = new CompletableFuture<>();
-            Thread t = new Thread(() -> {
-                try {
-                    Selection s = select(mode, jdk());
-                    current = s.encapsulator();
-                    LOG.info("{}", s.describe());
-                    f.complete(s);
-                } catch (RuntimeException | Error e) {
-                    LOG.warn("ML-KEM provider selection failed, staying with Bouncy Castle: {}", e.toString());
-                    f.completeExceptionally(e);
-                }
-            }, "pqssh-kem-provider-selection");
-            t.setDaemon(true);
-            t.start();
-            selection = f;
-        }
-        return selection;
+    public static CompletableFuture<Selection> startSelection() {
+        return CHOICE.start();
     }
 
     /** The finished selection (starts it if needed and waits for it): what the server uses from then on. */
@@ -94,7 +81,7 @@ public final class KemProviders {
 
     /** The provider to use now: the selected one, or Bouncy Castle while the selection is still running. */
     public static KemEncapsulator encapsulator() {
-        KemEncapsulator c = current;
+        KemEncapsulator c = CHOICE.current();
         if (c != null) {
             return c;
         }
@@ -102,53 +89,9 @@ public final class KemProviders {
         return bc();
     }
 
-    private static String mode(String mode) {
-        String m = mode == null ? "auto" : mode.trim().toLowerCase(Locale.ROOT);
-        if (!m.equals("bc") && !m.equals("jdk") && !m.equals("auto")) {
-            throw new IllegalArgumentException("system property " + PROPERTY + " must be bc, jdk or auto, got '"
-                    + mode + "'");
-        }
-        return m;
-    }
-
     /** Pure selection logic (testable): {@code mode} is bc, jdk or auto; {@code jdk} the candidate if any. */
     public static Selection select(String mode, Optional<KemEncapsulator> jdk) {
-        String m = mode(mode);
-        if (m.equals("bc")) {
-            return new Selection(bc(), m, "forced", Double.NaN, Double.NaN, Double.NaN);
-        }
-        if (jdk.isEmpty()) {
-            return warnIfForced(m, "the JDK has no ML-KEM");
-        }
-        Optional<String> disagreement = disagreement(jdk.get(), AGREEMENT_ITERATIONS);
-        if (disagreement.isPresent()) {
-            return warnIfForced(m, "JDK ML-KEM failed the self-check: " + disagreement.get());
-        }
-        if (m.equals("jdk")) {
-            return new Selection(jdk.get(), m, "forced, agrees with BC", Double.NaN, Double.NaN, Double.NaN);
-        }
-        // JIT warm-up of the JDK's ML-KEM takes seconds on a loaded machine: time in passes until two passes in a
-        // row give the same verdict (at most MAX_PASSES), and use the last
-        double[] t = time(bc(), jdk.get());
-        boolean faster = t[2] * (100 + MIN_SPEEDUP_PERCENT) <= 100;
-        for (int pass = 1; pass < MAX_PASSES; pass++) {
-            double[] next = time(bc(), jdk.get());
-            boolean f = next[2] * (100 + MIN_SPEEDUP_PERCENT) <= 100;
-            t = next;
-            if (f == faster) {
-                break;
-            }
-            faster = f;
-        }
-        return new Selection(faster ? jdk.get() : bc(), m, faster ? "JDK agrees with BC and is faster"
-                : "JDK agrees with BC but is not " + MIN_SPEEDUP_PERCENT + " % faster", t[0], t[1], t[2]);
-    }
-
-    private static Selection warnIfForced(String mode, String why) {
-        if (mode.equals("jdk")) {
-            LOG.warn("{}={} requested but {}; using Bouncy Castle", PROPERTY, mode, why);
-        }
-        return new Selection(bc(), mode, why + "; Bouncy Castle", Double.NaN, Double.NaN, Double.NaN);
+        return CHOICE.select(mode, jdk);
     }
 
     /**
@@ -196,41 +139,12 @@ public final class KemProviders {
         return Optional.empty();
     }
 
-    /**
-     * Microseconds per ML-KEM-768 encapsulation of {BC, candidate}: a time-bounded warm-up (so both are JIT-compiled,
-     * as they are on a running server), then interleaved rounds; the per-round medians, and the rule is applied to
-     * the median of the per-round ratios, which other load on the machine affects least.
-     */
-    static double[] time(KemEncapsulator bc, KemEncapsulator other) {
+    /** ML-KEM-768 encapsulation to one fresh key: the operation the choice is timed on. */
+    private static ProviderChoice.TimedOperation<KemEncapsulator> mlKem768Encapsulation() {
         SecureRandom rnd = new SecureRandom();
         KemKeyPair kp = MlKem.generate(KemAlgorithm.MLKEM768, rnd);
         byte[] pk = kp.publicKey();
         kp.destroy();
-        long warmEnd = System.nanoTime() + WARMUP_MILLIS * 1_000_000L;
-        for (int i = 0; i < WARMUP_OPS_MAX && System.nanoTime() < warmEnd; i += 20) {
-            run(bc, pk, rnd, 20);
-            run(other, pk, rnd, 20);
-        }
-        int rounds = 15;
-        double[] b = new double[rounds];
-        double[] o = new double[rounds];
-        double[] ratio = new double[rounds];
-        for (int r = 0; r < rounds; r++) {
-            b[r] = run(bc, pk, rnd, TIMED_OPS / rounds);
-            o[r] = run(other, pk, rnd, TIMED_OPS / rounds);
-            ratio[r] = o[r] / b[r];
-        }
-        Arrays.sort(b);
-        Arrays.sort(o);
-        Arrays.sort(ratio);
-        return new double[] {b[rounds / 2], o[rounds / 2], ratio[rounds / 2]};
-    }
-
-    private static double run(KemEncapsulator e, byte[] pk, SecureRandom rnd, int ops) {
-        long t0 = System.nanoTime();
-        for (int i = 0; i < ops; i++) {
-            e.encapsulate(KemAlgorithm.MLKEM768, pk, rnd).destroy();
-        }
-        return (System.nanoTime() - t0) / 1000.0 / ops;
+        return e -> e.encapsulate(KemAlgorithm.MLKEM768, pk, rnd).destroy();
     }
 }

@@ -2,16 +2,14 @@ package io.pqssh.core.sig;
 
 import java.security.GeneralSecurityException;
 import java.security.InvalidKeyException;
-import java.security.KeyFactory;
 import java.security.Provider;
 import java.security.PublicKey;
-import java.security.Security;
 import java.security.Signature;
 import java.security.SignatureException;
-import java.security.spec.X509EncodedKeySpec;
-import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Optional;
+
+import io.pqssh.core.provider.JdkProviders;
 
 /**
  * The JDK's own ML-DSA ({@code Signature "ML-DSA-44/65/87"}, SUN in JDK 24+). The raw wire key becomes an X.509
@@ -27,51 +25,24 @@ final class JdkMlDsaVerifier implements MlDsaVerifier {
     private static final byte[] H87 = HEX.parseHex("30820a32300b060960864801650304031303820a2100");
 
     private final Provider signatureProvider;
-    private final Provider keyFactoryProvider;
-    // Signature and KeyFactory objects are not thread-safe; one each per thread and parameter set
-    private final ThreadLocal<KeyFactory> keyFactory;
+    private final JdkProviders.RawKeyDecoder keys;
+    // Signature objects are not thread-safe; one per thread and parameter set
     private final ThreadLocal<Signature[]> signatures;
 
     private JdkMlDsaVerifier(Provider signatureProvider, Provider keyFactoryProvider)
             throws GeneralSecurityException {
         this.signatureProvider = signatureProvider;
-        this.keyFactoryProvider = keyFactoryProvider;
+        this.keys = new JdkProviders.RawKeyDecoder("ML-DSA", keyFactoryProvider);
         // fail now, not on the first login
-        KeyFactory.getInstance("ML-DSA", keyFactoryProvider);
         for (String n : new String[] {"ML-DSA-44", "ML-DSA-65", "ML-DSA-87"}) {
             Signature.getInstance(n, signatureProvider);
         }
-        this.keyFactory = ThreadLocal.withInitial(() -> {
-            try {
-                return KeyFactory.getInstance("ML-DSA", this.keyFactoryProvider);
-            } catch (GeneralSecurityException e) {
-                throw new IllegalStateException("JDK ML-DSA KeyFactory vanished", e);
-            }
-        });
         this.signatures = ThreadLocal.withInitial(() -> new Signature[3]);
     }
 
     /** The JDK's (non-Bouncy-Castle) ML-DSA, or empty when this JDK has none. */
     static Optional<MlDsaVerifier> create() {
-        Provider sp = nonBc("Signature", "ML-DSA-65");
-        Provider kf = nonBc("KeyFactory", "ML-DSA");
-        if (sp == null || kf == null) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(new JdkMlDsaVerifier(sp, kf));
-        } catch (GeneralSecurityException e) {
-            return Optional.empty();
-        }
-    }
-
-    private static Provider nonBc(String service, String algorithm) {
-        for (Provider p : Security.getProviders()) {
-            if (!p.getName().startsWith("BC") && p.getService(service, algorithm) != null) {
-                return p;
-            }
-        }
-        return null;
+        return JdkProviders.create("Signature", "ML-DSA-65", "ML-DSA", JdkMlDsaVerifier::new);
     }
 
     static byte[] spkiHeader(SignatureKeyType type) {
@@ -113,12 +84,9 @@ final class JdkMlDsaVerifier implements MlDsaVerifier {
     @Override
     public boolean verify(SignatureKeyType type, byte[] publicKey, byte[] data, byte[] signature) {
         MlDsaVerifier.checkLengths(type, publicKey, signature);
-        byte[] h = spkiHeader(type);
-        byte[] spki = Arrays.copyOf(h, h.length + publicKey.length);
-        System.arraycopy(publicKey, 0, spki, h.length, publicKey.length);
         PublicKey pub;
         try {
-            pub = keyFactory.get().generatePublic(new X509EncodedKeySpec(spki));
+            pub = keys.decode(spkiHeader(type), publicKey);
         } catch (GeneralSecurityException e) {
             throw new IllegalArgumentException(type.sshName() + " public key rejected by the JDK: " + e.getMessage(),
                     e);

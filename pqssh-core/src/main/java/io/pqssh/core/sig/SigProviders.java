@@ -3,7 +3,6 @@ package io.pqssh.core.sig;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -11,6 +10,7 @@ import org.bouncycastle.crypto.params.MLDSAParameters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.pqssh.core.provider.ProviderChoice;
 import io.pqssh.core.sig.impl.MlDsaScheme;
 
 /**
@@ -34,7 +34,7 @@ import io.pqssh.core.sig.impl.MlDsaScheme;
  */
 public final class SigProviders {
     public static final String PROPERTY = "pqssh.sig.provider";
-    // the same rule and budgets as io.pqssh.core.kem.KemProviders (its constants are package-private)
+    // the rule, warm-up time and passes of io.pqssh.core.kem.KemProviders; fewer operations, as one costs more
     static final int MIN_SPEEDUP_PERCENT = 10;
     static final int AGREEMENT_ITERATIONS = 3;
     static final long WARMUP_MILLIS = 1500;
@@ -45,8 +45,12 @@ public final class SigProviders {
             SignatureKeyType.MLDSA_87);
 
     private static final Logger LOG = LoggerFactory.getLogger(SigProviders.class);
-    private static volatile MlDsaVerifier current;
-    private static CompletableFuture<Selection> selection; // guarded by SigProviders.class
+    private static final ProviderChoice<MlDsaVerifier, Selection> CHOICE = new ProviderChoice<>(PROPERTY, "ML-DSA",
+            "verification", "ML-DSA-65 verify", Bc.INSTANCE, SigProviders::jdk, MlDsaVerifier::name,
+            SigProviders::disagreement, SigProviders::mlDsa65Verification,
+            new ProviderChoice.Budget(MIN_SPEEDUP_PERCENT, AGREEMENT_ITERATIONS, WARMUP_MILLIS, WARMUP_OPS_MAX, 10,
+                    TIMED_OPS, MAX_PASSES),
+            Selection::of, LOG, "pqssh-sig-provider-selection");
 
     private SigProviders() {
     }
@@ -54,12 +58,12 @@ public final class SigProviders {
     /** What was chosen and why; the timings are medians per operation in microseconds (NaN when not timed). */
     public record Selection(MlDsaVerifier verifier, String mode, String reason, double bcMicros, double jdkMicros,
             double jdkToBcRatio) {
+        static Selection of(ProviderChoice.Outcome<MlDsaVerifier> o) {
+            return new Selection(o.chosen(), o.mode(), o.reason(), o.bcMicros(), o.jdkMicros(), o.jdkToBcRatio());
+        }
+
         public String describe() {
-            String t = Double.isNaN(bcMicros) ? "" : String.format(Locale.ROOT,
-                    " (ML-DSA-65 verify median BC %.1f us, JDK %.1f us, JDK/BC %.2f)", bcMicros, jdkMicros,
-                    jdkToBcRatio);
-            return "ML-DSA verification provider " + verifier.name() + " [" + PROPERTY + "=" + mode + "]: " + reason
-                    + t;
+            return CHOICE.describe(verifier, mode, reason, bcMicros, jdkMicros, jdkToBcRatio);
         }
     }
 
@@ -97,26 +101,8 @@ public final class SigProviders {
      * JIT-compiled, a second or two, and must not delay start-up or a login); until it completes,
      * {@link #verifier()} returns Bouncy Castle. An invalid {@value #PROPERTY} value fails here, at once.
      */
-    public static synchronized CompletableFuture<Selection> startSelection() {
-        if (selection == null) {
-            String mode = mode(System.getProperty(PROPERTY, "auto"));
-            CompletableFuture<Selection> f = new CompletableFuture<>();
-            Thread t = new Thread(() -> {
-                try {
-                    Selection s = select(mode, jdk());
-                    current = s.verifier();
-                    LOG.info("{}", s.describe());
-                    f.complete(s);
-                } catch (RuntimeException | Error e) {
-                    LOG.warn("ML-DSA provider selection failed, staying with Bouncy Castle: {}", e.toString());
-                    f.completeExceptionally(e);
-                }
-            }, "pqssh-sig-provider-selection");
-            t.setDaemon(true);
-            t.start();
-            selection = f;
-        }
-        return selection;
+    public static CompletableFuture<Selection> startSelection() {
+        return CHOICE.start();
     }
 
     /** The finished selection (starts it if needed and waits for it): what the server uses from then on. */
@@ -126,7 +112,7 @@ public final class SigProviders {
 
     /** The verifier to use now: the selected one, or Bouncy Castle while none is (yet) selected. */
     public static MlDsaVerifier verifier() {
-        MlDsaVerifier c = current;
+        MlDsaVerifier c = CHOICE.current();
         if (c != null) {
             return c;
         }
@@ -137,59 +123,13 @@ public final class SigProviders {
     }
 
     /** Tests only: makes {@code v} the current verifier and returns the previous one (null when none). */
-    static synchronized MlDsaVerifier swapForTest(MlDsaVerifier v) {
-        MlDsaVerifier old = current;
-        current = v;
-        return old;
-    }
-
-    private static String mode(String mode) {
-        String m = mode == null ? "auto" : mode.trim().toLowerCase(Locale.ROOT);
-        if (!m.equals("bc") && !m.equals("jdk") && !m.equals("auto")) {
-            throw new IllegalArgumentException("system property " + PROPERTY + " must be bc, jdk or auto, got '"
-                    + mode + "'");
-        }
-        return m;
+    static MlDsaVerifier swapForTest(MlDsaVerifier v) {
+        return CHOICE.swapForTest(v);
     }
 
     /** Pure selection logic (testable): {@code mode} is bc, jdk or auto; {@code jdk} the candidate if any. */
     public static Selection select(String mode, Optional<MlDsaVerifier> jdk) {
-        String m = mode(mode);
-        if (m.equals("bc")) {
-            return new Selection(bc(), m, "forced", Double.NaN, Double.NaN, Double.NaN);
-        }
-        if (jdk.isEmpty()) {
-            return warnIfForced(m, "the JDK has no ML-DSA");
-        }
-        Optional<String> disagreement = disagreement(jdk.get(), AGREEMENT_ITERATIONS);
-        if (disagreement.isPresent()) {
-            return warnIfForced(m, "JDK ML-DSA failed the self-check: " + disagreement.get());
-        }
-        if (m.equals("jdk")) {
-            return new Selection(jdk.get(), m, "forced, agrees with BC", Double.NaN, Double.NaN, Double.NaN);
-        }
-        // as for ML-KEM: JIT warm-up on a loaded machine takes seconds, so time in passes until two in a row give
-        // the same verdict (at most MAX_PASSES), and use the last
-        double[] t = time(bc(), jdk.get());
-        boolean faster = t[2] * (100 + MIN_SPEEDUP_PERCENT) <= 100;
-        for (int pass = 1; pass < MAX_PASSES; pass++) {
-            double[] next = time(bc(), jdk.get());
-            boolean f = next[2] * (100 + MIN_SPEEDUP_PERCENT) <= 100;
-            t = next;
-            if (f == faster) {
-                break;
-            }
-            faster = f;
-        }
-        return new Selection(faster ? jdk.get() : bc(), m, faster ? "JDK agrees with BC and is faster"
-                : "JDK agrees with BC but is not " + MIN_SPEEDUP_PERCENT + " % faster", t[0], t[1], t[2]);
-    }
-
-    private static Selection warnIfForced(String mode, String why) {
-        if (mode.equals("jdk")) {
-            LOG.warn("{}={} requested but {}; using Bouncy Castle", PROPERTY, mode, why);
-        }
-        return new Selection(bc(), mode, why + "; Bouncy Castle", Double.NaN, Double.NaN, Double.NaN);
+        return CHOICE.select(mode, jdk);
     }
 
     /** A BC key pair's public key and a BC signature over {@code msg}; the seed is wiped. */
@@ -265,44 +205,17 @@ public final class SigProviders {
         return Optional.empty();
     }
 
-    /**
-     * Microseconds per ML-DSA-65 verification of {BC, candidate} on one fixed key and signature: a time-bounded
-     * warm-up, then interleaved rounds; the per-round medians, and the median of the per-round ratios (what other
-     * load on the machine affects least), as for ML-KEM.
-     */
-    static double[] time(MlDsaVerifier bc, MlDsaVerifier other) {
+    /** ML-DSA-65 verification of one fixed BC key and signature: the operation the choice is timed on. */
+    private static ProviderChoice.TimedOperation<MlDsaVerifier> mlDsa65Verification() {
         SecureRandom rnd = new SecureRandom();
         SignatureKeyType t = SignatureKeyType.MLDSA_65;
         byte[] msg = new byte[200];
         rnd.nextBytes(msg);
         byte[][] ks = bcSigned(t, msg, rnd);
-        long warmEnd = System.nanoTime() + WARMUP_MILLIS * 1_000_000L;
-        for (int i = 0; i < WARMUP_OPS_MAX && System.nanoTime() < warmEnd; i += 10) {
-            run(bc, t, ks, msg, 10);
-            run(other, t, ks, msg, 10);
-        }
-        int rounds = 15;
-        double[] b = new double[rounds];
-        double[] o = new double[rounds];
-        double[] ratio = new double[rounds];
-        for (int r = 0; r < rounds; r++) {
-            b[r] = run(bc, t, ks, msg, TIMED_OPS / rounds);
-            o[r] = run(other, t, ks, msg, TIMED_OPS / rounds);
-            ratio[r] = o[r] / b[r];
-        }
-        Arrays.sort(b);
-        Arrays.sort(o);
-        Arrays.sort(ratio);
-        return new double[] {b[rounds / 2], o[rounds / 2], ratio[rounds / 2]};
-    }
-
-    private static double run(MlDsaVerifier v, SignatureKeyType t, byte[][] ks, byte[] msg, int ops) {
-        long t0 = System.nanoTime();
-        for (int i = 0; i < ops; i++) {
+        return v -> {
             if (!v.verify(t, ks[0], msg, ks[1])) {
                 throw new IllegalStateException(v.name() + " rejected the timing signature");
             }
-        }
-        return (System.nanoTime() - t0) / 1000.0 / ops;
+        };
     }
 }
