@@ -283,7 +283,9 @@ public final class PqsshClient implements AutoCloseable {
                     ? f -> f.isGroupExchange() ? ClientBuilder.DH2KEX.apply(f) : new GuessingKexFactory(f)
                     : ClientBuilder.DH2KEX));
             if (guessKex) {
-                client.setReservedSessionMessagesHandler(new FirstKexGuessSender());
+                FirstKexGuessSender guesser = new FirstKexGuessSender();
+                client.setReservedSessionMessagesHandler(guesser);
+                client.addSessionListener(guesser);
                 client.setSignatureFactories(io.pqssh.mina.kex.FirstKexGuess.hostKeyOrder(client.getSignatureFactories()));
             }
             client.setServerKeyVerifier(Objects.requireNonNull(serverKeyVerifier, "server key verifier"));

@@ -11,6 +11,7 @@ import org.apache.sshd.common.kex.KexProposalOption;
 import org.apache.sshd.common.kex.KeyExchangeFactory;
 import org.apache.sshd.common.session.ReservedSessionMessagesHandler;
 import org.apache.sshd.common.session.Session;
+import org.apache.sshd.common.session.SessionListener;
 import org.apache.sshd.common.util.buffer.Buffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,9 +24,11 @@ import org.slf4j.LoggerFactory;
  * writing encodes a buffer in place.
  *
  * <p>Only the session's first KEXINIT carries a guess (re-keys run as MINA does), and only when our preferred
- * method comes from a {@link GuessingKexFactory}.
+ * method comes from a {@link GuessingKexFactory}. Registered as a session listener too: when the negotiated
+ * exchange came from another factory (group exchange), nothing took the guess, so at {@code KexCompleted} it is
+ * dropped (with its key pair) and recorded as wrong.
  */
-public final class FirstKexGuessSender implements ReservedSessionMessagesHandler {
+public final class FirstKexGuessSender implements ReservedSessionMessagesHandler, SessionListener {
     private static final Logger LOG = LoggerFactory.getLogger(FirstKexGuessSender.class);
     private static final AttributeKey<Boolean> CONSIDERED = new AttributeKey<>();
     /** Offset from the end of a KEXINIT payload: boolean first_kex_packet_follows, then uint32 reserved. */
@@ -60,5 +63,12 @@ public final class FirstKexGuessSender implements ReservedSessionMessagesHandler
         LOG.debug("{}: KEXINIT with first_kex_packet_follows, guessed {} / {}", session, preferred,
                 FirstKexGuess.first(proposal.get(KexProposalOption.SERVERKEYS)));
         return written;
+    }
+
+    @Override
+    public void sessionEvent(Session session, Event event) {
+        if (event == Event.KexCompleted && session.removeAttribute(GuessingKexFactory.PENDING) != null) {
+            session.setAttribute(FirstKexGuess.OUTCOME, FirstKexGuess.Outcome.WRONG);
+        }
     }
 }

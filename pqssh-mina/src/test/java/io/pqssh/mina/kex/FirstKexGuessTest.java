@@ -84,6 +84,16 @@ class FirstKexGuessTest {
     }
 
     @Test
+    void aGroupExchangeNegotiatedInsteadDropsTheGuessToo() throws Exception {
+        // group exchange is not guessable: the pending guess must still be dropped and recorded as wrong
+        String gex = "diffie-hellman-group-exchange-sha256";
+        try (PqsshServer srv = server().kex(List.of(gex)).start()) {
+            String[] r = login(srv, client().kex(List.of("mlkem768x25519-sha256", gex)));
+            assertEquals(List.of("WRONG", gex), List.of(r).subList(0, 2));
+        }
+    }
+
+    @Test
     void wrongHostKeyGuessWithTheSameKexIsDroppedToo() throws Exception {
         KeyPair ecdsa = TestKeys.generate("ecdsa-sha2-nistp256", 256);
         // the server lists ecdsa first, the guessing client prefers ssh-ed25519: same KEX, other host key
