@@ -126,9 +126,10 @@ public final class AuthorizedKeys {
                 reject(rejected, source, i + 1, "invalid base64 public key: " + e.getMessage());
                 continue;
             }
-            if (raw.length != alg.get().publicKeyBytes()) {
-                reject(rejected, source, i + 1, alg.get().sshName() + " public key must be "
-                        + alg.get().publicKeyBytes() + " bytes, got " + raw.length);
+            try {
+                KemPublicKey.checkEncapsulationKey(alg.get(), raw);
+            } catch (KeyFileException e) {
+                reject(rejected, source, i + 1, e.getMessage());
                 continue;
             }
             KemPublicKey k = new KemPublicKey(alg.get(), raw);

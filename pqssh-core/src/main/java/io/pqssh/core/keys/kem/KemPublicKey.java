@@ -19,6 +19,9 @@ import io.pqssh.core.wire.SshWriter;
  * string raw_pk}, public key line {@code mlkem768 <base64 blob> comment}.
  */
 public final class KemPublicKey {
+    private static final int Q = 3329;
+    private static final int RHO_BYTES = 32;
+
     private final KemAlgorithm algorithm;
     private final byte[] raw;
 
@@ -74,9 +77,47 @@ public final class KemPublicKey {
                 throw new KeyFileException(type + " public key must be " + alg.publicKeyBytes() + " bytes, got "
                         + raw.length);
             }
+            checkEncapsulationKey(alg, raw);
             return new KemPublicKey(alg, raw);
         } catch (MalformedMessageException e) {
             throw new KeyFileException("malformed ML-KEM public key blob: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Refuses an encapsulation key no honest key generation produces: one failing the FIPS 203 section 7.2 modulus
+     * check (a 12-bit coefficient of {@code t} that is not below q = 3329), or one whose {@code t} (the first
+     * {@code 384·k} bytes) is all zero, for which the ciphertext's second part carries the message in the clear, so
+     * anyone could answer a challenge. The server would refuse such a key at encapsulation time anyway; refusing it
+     * when an authorized file is read names the file and line instead of failing every login silently.
+     */
+    public static void checkEncapsulationKey(KemAlgorithm alg, byte[] raw) throws KeyFileException {
+        if (raw.length != alg.publicKeyBytes()) {
+            throw new KeyFileException(alg.sshName() + " public key must be " + alg.publicKeyBytes() + " bytes, got "
+                    + raw.length);
+        }
+        int tBytes = raw.length - RHO_BYTES;
+        boolean allZero = true;
+        for (int i = 0; i < tBytes; i += 3) {
+            int b0 = raw[i] & 0xFF;
+            int b1 = raw[i + 1] & 0xFF;
+            int b2 = raw[i + 2] & 0xFF;
+            int c0 = b0 | (b1 & 0x0F) << 8;
+            int c1 = b1 >>> 4 | b2 << 4;
+            for (int j = 0; j < 2; j++) {
+                int c = j == 0 ? c0 : c1;
+                if (c >= Q) {
+                    int index = i / 3 * 2 + j;
+                    throw new KeyFileException(alg.sshName() + " public key fails the FIPS 203 modulus check:"
+                            + " coefficient " + index % 256 + " of t[" + index / 256 + "] is " + c + ", not below q = "
+                            + Q);
+                }
+            }
+            allZero &= (b0 | b1 | b2) == 0;
+        }
+        if (allZero) {
+            throw new KeyFileException(alg.sshName() + " public key is degenerate: its vector t (" + tBytes
+                    + " bytes) is all zero");
         }
     }
 
