@@ -20,7 +20,8 @@ import io.pqssh.core.provider.ProviderChoice;
  * background: see {@link #startSelection()});
  * otherwise Bouncy Castle;</li>
  * <li>{@code bc}: Bouncy Castle, no self-check;</li>
- * <li>{@code jdk}: the JDK's if it exists and agrees (no timing), otherwise Bouncy Castle with a warning.</li>
+ * <li>{@code jdk}: the JDK's if it agrees (no timing), otherwise Bouncy Castle with a warning; on a JDK without
+ * one (Java 17 to 23) {@link #startSelection()} throws {@link IllegalStateException} saying so.</li>
  * </ul>
  * The choice is logged once at INFO. Servers call {@link #startSelection()} at start-up.
  */
@@ -62,7 +63,7 @@ public final class KemProviders {
 
     /** The JDK's ML-KEM encapsulation, or empty when this JDK has none. */
     public static Optional<KemEncapsulator> jdk() {
-        return JdkKemEncapsulator.create();
+        return JdkMlKem.create();
     }
 
     /**

@@ -96,15 +96,17 @@ public final class ProviderChoice<T, S> {
     /**
      * Starts the selection once on a background daemon thread (the timing needs both providers JIT-compiled, which
      * takes a second or two, and must not delay start-up or a login). Every call returns the same future, so the
-     * same result object. An invalid property value fails here, at once.
+     * same result object. An invalid property value fails here, at once, and so does {@code jdk} on a JDK without
+     * the algorithm.
      */
     public synchronized CompletableFuture<S> start() {
         if (selection == null) {
             String mode = mode(System.getProperty(property, "auto"));
+            Optional<T> forced = mode.equals("jdk") ? requireJdk() : null;
             CompletableFuture<S> f = new CompletableFuture<>();
             Thread t = new Thread(() -> {
                 try {
-                    Outcome<T> o = choose(mode, jdk.get());
+                    Outcome<T> o = choose(mode, forced != null ? forced : jdk.get());
                     current = o.chosen();
                     log.info("{}", describe(o));
                     f.complete(report.apply(o));
@@ -118,6 +120,20 @@ public final class ProviderChoice<T, S> {
             selection = f;
         }
         return selection;
+    }
+
+    /**
+     * {@code jdk} asked for explicitly on a JDK without the algorithm (Java 17 to 23 for ML-KEM and ML-DSA) is a
+     * configuration error, refused at start-up rather than logged and ignored.
+     */
+    private Optional<T> requireJdk() {
+        Optional<T> candidate = jdk.get();
+        if (candidate.isEmpty()) {
+            throw new IllegalStateException(property + "=jdk, but this JDK (" + Runtime.version() + ", "
+                    + System.getProperty("java.vendor") + ") has no " + algorithm + " of its own (JDK 24 or later "
+                    + "has): run on JDK 24+ or set " + property + "=auto or bc");
+        }
+        return candidate;
     }
 
     /** The selected implementation, or null while none is (yet) selected. */

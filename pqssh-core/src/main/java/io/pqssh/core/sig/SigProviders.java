@@ -24,7 +24,8 @@ import io.pqssh.core.sig.impl.MlDsaScheme;
  * a short timing on one fixed key and signature (passes of up to 1.5 s warm-up and {@value #TIMED_OPS} operations
  * each, interleaved, until two passes agree, at most {@value #MAX_PASSES}); otherwise Bouncy Castle;</li>
  * <li>{@code bc}: Bouncy Castle, no self-check;</li>
- * <li>{@code jdk}: the JDK's if it exists and agrees (no timing), otherwise Bouncy Castle with a warning.</li>
+ * <li>{@code jdk}: the JDK's if it agrees (no timing), otherwise Bouncy Castle with a warning; on a JDK without
+ * one (Java 17 to 23) {@link #startSelection()} throws {@link IllegalStateException} saying so.</li>
  * </ul>
  * The timing runs only where a server asks for it with {@link #startSelection()} (clients verifying host keys and
  * key-file loading should not spend seconds of CPU on it); with the property set explicitly, the first

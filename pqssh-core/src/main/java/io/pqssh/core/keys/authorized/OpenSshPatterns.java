@@ -1,7 +1,10 @@
 package io.pqssh.core.keys.authorized;
 
-import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.Locale;
+
+import org.bouncycastle.util.IPAddress;
 
 /**
  * OpenSSH's pattern matching (match.c, addrmatch.c), as used by {@code from="..."}: wildcard patterns with
@@ -152,11 +155,12 @@ public final class OpenSshPatterns {
             if (t.startsWith("[") && t.endsWith("]")) {
                 t = t.substring(1, t.length() - 1);
             }
-            if (!t.matches("[0-9A-Fa-f:.]+")) {
+            // a validated literal never reaches a name lookup in getByName
+            if (!t.matches("[0-9A-Fa-f:.]+") || !IPAddress.isValidIPv6(t)) {
                 return null;
             }
             try {
-                byte[] b = Inet6Address.ofLiteral(t).getAddress();
+                byte[] b = InetAddress.getByName(t).getAddress();
                 if (b.length == 4) {
                     return b; // the JDK returns mapped addresses as IPv4 already
                 }
@@ -168,7 +172,7 @@ public final class OpenSshPatterns {
                     return new byte[] {b[12], b[13], b[14], b[15]};
                 }
                 return b;
-            } catch (IllegalArgumentException e) {
+            } catch (UnknownHostException e) {
                 return null;
             }
         }
