@@ -1,61 +1,92 @@
 package io.pqssh.cli;
 
-import java.io.Console;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
-import java.util.Arrays;
-import java.util.Locale;
-import java.util.Optional;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 
-import io.pqssh.core.kem.KemAlgorithm;
-import io.pqssh.core.kem.MlKem;
+import io.pqssh.cli.keygen.FingerprintHash;
+import io.pqssh.cli.keygen.HostKeySet;
+import io.pqssh.cli.keygen.KeyDescriptions;
+import io.pqssh.cli.keygen.KeyFiles;
+import io.pqssh.cli.keygen.KeyTypes;
+import io.pqssh.cli.keygen.KnownHosts;
+import io.pqssh.cli.keygen.PassphrasePrompt;
 import io.pqssh.core.keys.KeyFileException;
-import io.pqssh.core.keys.KeyFingerprints;
+import io.pqssh.core.keys.KeyFilePermissions;
 import io.pqssh.core.keys.PublicKeyLine;
 import io.pqssh.core.keys.SshPrivateKey;
+import io.pqssh.core.keys.WrongPassphraseException;
+import io.pqssh.core.keys.kem.KemPublicKey;
 import io.pqssh.core.keys.kem.MlKemSshKey;
 import io.pqssh.core.keys.openssh.OpenSshKeyV1;
 import io.pqssh.core.keys.openssh.OpenSshPrivateKey;
-import io.pqssh.core.sig.SignatureKeyType;
-import io.pqssh.core.sig.SshSigningKey;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
-/** {@code pqssh keygen}: generate keys, print the public key of a private key, print fingerprints. */
+/** {@code pqssh keygen}: ssh-keygen's key generation and key/known_hosts/SSHSIG operations (docs/keygen.md). */
 @Command(name = "keygen", mixinStandardHelpOptions = true,
-        description = {"Generate ML-KEM and signature keys in OpenSSH's file formats.",
-                "Types: mlkem512 mlkem768 mlkem1024 ed25519 mldsa44 mldsa65 mldsa87 mldsa44-ed25519"
+        description = {"Generate and manage keys in OpenSSH's file formats, as ssh-keygen.",
+                "Types: rsa ecdsa ed25519 mldsa44-ed25519 mlkem512 mlkem768 mlkem1024 mldsa44 mldsa65 mldsa87"
                         + " slhdsa128f slhdsa192f slhdsa256f falcon512 falcon1024 ed25519-mldsa65 ed25519-slhdsa192f"
-                        + " (or full SSH names)."})
+                        + " (or full SSH names). See docs/keygen.md."})
 public final class KeygenCommand implements Callable<Integer> {
     @Option(names = "-t", description = "Key type to generate (default mlkem768).", defaultValue = "mlkem768")
     String type;
 
-    @Option(names = "-f", description = "Key file (private; the public key goes to FILE.pub).")
+    @Option(names = "-b", description = "Bits: rsa 1024..16384 (default 3072), ecdsa 256|384|521 (default 256);"
+            + " other types have a fixed size.")
+    Integer bits;
+
+    @Option(names = "-f", description = "Key file (private; public in FILE.pub); known_hosts file with -F/-R/-H;"
+            + " path prefix with -A; allowed_signers with -Y verify|find-principals.")
     Path file;
 
-    @Option(names = "-N", description = "New passphrase ('' for none). Encrypts with bcrypt-pbkdf + aes256-ctr.")
+    @Option(names = "-N", description = "New passphrase ('' for none); asked on the terminal when omitted.")
     String newPassphrase;
 
-    @Option(names = "-P", description = "Passphrase of an existing key (for -y).")
+    @Option(names = "-P", description = "Old passphrase of an existing key (-y, -p, -e, -Y sign).")
     String passphrase;
 
     @Option(names = "-C", description = "Comment.")
     String comment;
 
-    @Option(names = "-y", description = "Read a private key file and print its public key line.")
+    @Option(names = "-p", description = "Change the passphrase of the key in -f (-P old, -N new, or asked).")
+    boolean changePassphrase;
+
+    @Option(names = "-y", description = "Read a private key (or research identity) file and print its public key.")
     boolean printPublic;
 
-    @Option(names = "-l", description = "Show the SHA256 fingerprint of a key file.")
+    @Option(names = "-l", description = "Print the fingerprint of a key file (or of -F's matches).")
     boolean fingerprint;
+
+    @Option(names = "-E", description = "Fingerprint hash: sha256 (default) or md5.", defaultValue = "sha256")
+    String fingerprintHash;
+
+    @Option(names = "-F", paramLabel = "HOST", description = "Find HOST in known_hosts (-f, default"
+            + " ~/.ssh/known_hosts).")
+    String findHost;
+
+    @Option(names = "-R", paramLabel = "HOST", description = "Remove HOST from known_hosts (old file kept as .old).")
+    String removeHost;
+
+    @Option(names = "-H", description = "Hash the host names of known_hosts (or of -F's output).")
+    boolean hashHosts;
+
+    @Option(names = "-A", description = "Generate every missing host key type OpenSSH 10.5 generates, in"
+            + " PREFIX/etc/ssh (-f PREFIX, default none: /etc/ssh).")
+    boolean allHostKeys;
 
     @Option(names = "-q", description = "Quiet.")
     boolean quiet;
 
-    @Option(names = "-Y", description = "SSHSIG operation: sign (-f key -n ns FILE...) or verify"
-            + " (-f allowed_signers -I identity -n ns -s sig < message).")
+    @Option(names = "-Y", description = "SSHSIG: sign (-f key -n ns FILE...), verify (-f allowed_signers -I id"
+            + " -n ns -s sig < msg), find-principals (-f allowed_signers -s sig), check-novalidate (-n ns -s sig"
+            + " < msg).")
     String sigOperation;
 
     @Option(names = "-n", description = "SSHSIG namespace (with -Y).")
@@ -64,32 +95,44 @@ public final class KeygenCommand implements Callable<Integer> {
     @Option(names = "-I", description = "Signer identity (with -Y verify).")
     String identity;
 
-    @Option(names = "-s", description = "Signature file (with -Y verify).")
+    @Option(names = "-s", description = "Signature file (with -Y verify|find-principals|check-novalidate).")
     Path signatureFile;
 
-    @picocli.CommandLine.Parameters(paramLabel = "FILE", description = "Files to sign (with -Y sign).")
-    java.util.List<Path> files = new java.util.ArrayList<>();
+    @Parameters(paramLabel = "FILE", description = "Files to sign (with -Y sign).")
+    List<Path> files = new ArrayList<>();
 
-    @Option(names = "-e", description = "Export the key in another format (-m): from a private ML-KEM key the"
-            + " research client's identity file, from a public key an authorized_kem_keys line.")
+    @Option(names = "-e", description = "Export in the research implementation's formats: from a private ML-KEM"
+            + " key its identity file, from a public key or identity file an authorized_kem_keys line.")
     boolean export;
 
     @Option(names = "-m", description = "Format for -e: kemuauth (the research implementation's formats).",
             defaultValue = "kemuauth")
     String format;
 
+    /** Where passphrases are asked; tests replace it, the command uses the terminal. */
+    Supplier<PassphrasePrompt> prompt = () -> PassphrasePrompt.terminal("-N/-P");
+
     @Override
     public Integer call() throws Exception {
+        FingerprintHash hash = FingerprintHash.parse(fingerprintHash);
         if (sigOperation != null) {
-            if (file == null) {
-                throw new IllegalArgumentException("-Y needs -f");
+            return signatureOperation();
+        }
+        if (allHostKeys) {
+            HostKeySet.generateMissing(HostKeySet.directory(file == null ? null : file.toString()),
+                    defaultComment(), System.out);
+            return 0;
+        }
+        if (findHost != null || removeHost != null || hashHosts) {
+            Path kh = file != null ? file : Path.of(System.getProperty("user.home"), ".ssh", "known_hosts");
+            KnownHosts k = new KnownHosts(kh, System.out, System.err, new SecureRandom());
+            if (findHost != null) {
+                return k.find(findHost, hashHosts, fingerprint ? hash : null);
             }
-            return switch (sigOperation) {
-                case "sign" -> SshSigCommand.sign(file, passphrase, namespace, files);
-                case "verify" -> SshSigCommand.verify(file, identity, namespace, signatureFile,
-                        System.in.readAllBytes());
-                default -> throw new IllegalArgumentException("-Y: expected sign or verify");
-            };
+            return removeHost != null ? k.remove(removeHost) : k.hashAll();
+        }
+        if (changePassphrase) {
+            return changePassphrase();
         }
         if (export) {
             if (file == null || !"kemuauth".equalsIgnoreCase(format)) {
@@ -101,91 +144,176 @@ public final class KeygenCommand implements Callable<Integer> {
             if (file == null) {
                 throw new IllegalArgumentException("-f FILE is required with " + (printPublic ? "-y" : "-l"));
             }
-            return printPublic ? printPublicKey() : printFingerprint();
+            if (printPublic) {
+                return printPublicKey();
+            }
+            PublicKeyLine line = KeyFiles.publicKey(file);
+            System.out.println(KeyDescriptions.fingerprintLine(line.blob(), line.comment(), hash));
+            return 0;
         }
+        return generate(hash);
+    }
+
+    private int generate(FingerprintHash hash) throws Exception {
+        String name = KeyTypes.sshName(type);
         if (file == null) {
-            file = Path.of(System.getProperty("user.home"), ".ssh", "id_" + fileSuffix(type));
+            file = Path.of(System.getProperty("user.home"), ".ssh", "id_" + KeyTypes.fileSuffix(type));
+        }
+        Path dir = file.toAbsolutePath().getParent();
+        if (dir != null && !Files.isDirectory(dir)) {
+            throw new IllegalArgumentException("Saving key \"" + file + "\" failed: directory " + dir
+                    + " does not exist (pqssh keygen does not create it)");
         }
         if (Files.exists(file)) {
             throw new IllegalArgumentException(file + " already exists; pqssh keygen does not overwrite keys");
         }
-        SshPrivateKey key = generate(type, new SecureRandom());
-        String c = comment != null ? comment
-                : System.getProperty("user.name") + "@" + java.net.InetAddress.getLocalHost().getHostName();
-        char[] pass = newPassphrase == null ? new char[0] : newPassphrase.toCharArray();
+        if (!quiet) {
+            System.out.println("Generating public/private " + type + " key pair.");
+        }
+        SshPrivateKey key = KeyTypes.generate(name.equals("ecdsa") ? "ecdsa" : type, bits, new SecureRandom());
+        char[] pass = null;
         try {
-            if (file.getParent() != null) {
-                Files.createDirectories(file.getParent());
-            }
-            OpenSshKeyV1.writeFiles(file, key, c, pass.length == 0 ? null : pass, new SecureRandom());
+            pass = newPassphrase != null ? newPassphrase.toCharArray()
+                    : prompt.get().readNew("Enter passphrase for \"" + file + "\" (empty for no passphrase): ",
+                            "Enter same passphrase again: ");
+            String c = comment != null ? comment : defaultComment();
+            KeyFiles.writeNew(file, key, c, pass.length == 0 ? null : pass);
             if (!quiet) {
                 System.out.println("Your identification has been saved in " + file);
                 System.out.println("Your public key has been saved in " + file + ".pub");
                 System.out.println("The key fingerprint is:");
-                System.out.println(KeyFingerprints.sha256(key.publicKeyBlob()) + " " + c);
+                System.out.println(hash.format(key.publicKeyBlob()) + " " + c);
             }
         } finally {
-            Arrays.fill(pass, '\0');
+            PassphrasePrompt.wipe(pass);
             key.destroy();
         }
         return 0;
     }
 
-    static SshPrivateKey generate(String type, SecureRandom random) {
-        Optional<KemAlgorithm> kem = KemAlgorithm.fromName(type);
-        if (kem.isPresent()) {
-            return new MlKemSshKey(MlKem.generate(kem.get(), random));
+    /** {@code -p}: re-encrypts the key under a new passphrase (empty: unencrypted), keeping type and comment. */
+    private int changePassphrase() throws Exception {
+        if (file == null) {
+            throw new IllegalArgumentException("-p needs -f FILE");
         }
-        return SshSigningKey.generate(signatureType(type), random);
+        if (!Files.exists(file)) {
+            throw new IllegalArgumentException(file + ": No such file or directory");
+        }
+        KeyFilePermissions.checkPrivateKeyFile(file);
+        String text = Files.readString(file);
+        if (KeyFiles.kind(text) != KeyFiles.Kind.OPENSSH_PRIVATE) {
+            throw new IllegalArgumentException(file + " is not an OpenSSH private key (openssh-key-v1)");
+        }
+        KeyFiles.requireReadable(PublicKeyLine.blobKeyType(OpenSshKeyV1.publicKeyBlob(text)));
+        OpenSshPrivateKey k;
+        if (OpenSshKeyV1.isEncrypted(text)) {
+            char[] old = passphrase != null ? passphrase.toCharArray() : prompt.get().read("Enter old passphrase: ");
+            try {
+                k = KeyFiles.readPrivate(text, old);
+            } catch (WrongPassphraseException e) {
+                throw new IllegalArgumentException("Failed to load key " + file
+                        + ": incorrect passphrase supplied to decrypt private key");
+            } finally {
+                PassphrasePrompt.wipe(old);
+            }
+        } else {
+            k = KeyFiles.readPrivate(text, null);
+        }
+        char[] fresh = null;
+        try {
+            if (newPassphrase != null) {
+                fresh = newPassphrase.toCharArray();
+            } else {
+                PassphrasePrompt p = prompt.get();
+                fresh = p.read("Enter new passphrase (empty for no passphrase): ");
+                char[] again = p.read("Enter same passphrase again: ");
+                boolean same = fresh != null && again != null && java.security.MessageDigest.isEqual(
+                        new String(fresh).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                        new String(again).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                PassphrasePrompt.wipe(again);
+                if (!same) {
+                    throw new IllegalArgumentException("Pass phrases do not match.  Try again.");
+                }
+            }
+            KeyFiles.replacePrivate(file, OpenSshKeyV1.write(k.key(), k.comment(),
+                    fresh.length == 0 ? null : fresh, new SecureRandom()));
+            System.out.println("Your identification has been saved with the new passphrase.");
+        } finally {
+            PassphrasePrompt.wipe(fresh);
+            k.destroy();
+        }
+        return 0;
     }
 
-    static SignatureKeyType signatureType(String type) {
-        String t = type.toLowerCase(Locale.ROOT);
-        String full = switch (t) {
-            case "ed25519" -> "ssh-ed25519";
-            case "mldsa44", "mldsa-44" -> "ssh-mldsa-44";
-            case "mldsa65", "mldsa-65" -> "ssh-mldsa-65";
-            case "mldsa87", "mldsa-87" -> "ssh-mldsa-87";
-            case "mldsa44-ed25519" -> "ssh-mldsa44-ed25519@openssh.com";
-            case "slhdsa128f" -> "ssh-slhdsapuresha2128f";
-            case "slhdsa192f" -> "ssh-slhdsapuresha2192f";
-            case "slhdsa256f" -> "ssh-slhdsapuresha2256f";
-            case "falcon512" -> "ssh-falcon512";
-            case "falcon1024" -> "ssh-falcon1024";
-            // the KEMUAuth artifact's AND composites (publickey-hybrid-and), Ed25519 half first as in their names
-            case "ed25519-mldsa65", "ed25519-mldsa-65" -> "ssh-ed25519-mldsa-65";
-            case "ed25519-slhdsa192f" -> "ssh-ed25519-slhdsapuresha2192f";
-            default -> t;
+    private int signatureOperation() throws Exception {
+        return switch (sigOperation) {
+            case "sign" -> {
+                requireFile("-Y sign needs -f KEY");
+                yield SshSigCommand.sign(file, passphrase, namespace, files);
+            }
+            case "verify" -> {
+                requireFile("-Y verify needs -f allowed_signers");
+                yield SshSigCommand.verify(file, identity, namespace, signatureFile, System.in.readAllBytes());
+            }
+            case "find-principals" -> {
+                requireFile("Too few arguments for find-principals: missing allowed keys file (-f)");
+                yield SshSigCommand.findPrincipals(file, signatureFile);
+            }
+            case "check-novalidate" -> SshSigCommand.checkNovalidate(namespace, signatureFile,
+                    System.in.readAllBytes());
+            default -> throw new IllegalArgumentException(
+                    "-Y: expected sign, verify, find-principals or check-novalidate");
         };
-        return SignatureKeyType.forName(full).orElseThrow(() -> new IllegalArgumentException(
-                "unknown key type '" + type + "' (see pqssh keygen --help)"));
     }
 
-    static String fileSuffix(String type) {
-        return type.toLowerCase(Locale.ROOT).replace("ssh-", "").replace("@openssh.com", "").replace('-', '_');
+    private void requireFile(String message) {
+        if (file == null) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    private static String defaultComment() {
+        String host;
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.net.UnknownHostException e) {
+            host = "localhost";
+        }
+        return System.getProperty("user.name") + "@" + host;
     }
 
     private int exportKemuauth() throws Exception {
         String text = Files.readString(file).strip();
-        if (text.startsWith(OpenSshKeyV1.BEGIN)) {
-            OpenSshPrivateKey k = readPrivate(file, passphrase);
-            try {
-                if (!(k.key() instanceof MlKemSshKey kem)) {
-                    throw new IllegalArgumentException(file + " is not an ML-KEM key");
+        switch (KeyFiles.kind(text)) {
+            case OPENSSH_PRIVATE -> {
+                OpenSshPrivateKey k = readPrivate(file, passphrase);
+                try {
+                    if (!(k.key() instanceof MlKemSshKey kem)) {
+                        throw new IllegalArgumentException(file + " is not an ML-KEM key");
+                    }
+                    System.out.print(io.pqssh.core.keys.kem.ResearchIdentityFile.format(kem.keyPair()));
+                } finally {
+                    k.destroy();
                 }
-                System.out.print(io.pqssh.core.keys.kem.ResearchIdentityFile.format(kem.keyPair()));
-            } finally {
-                k.destroy();
             }
-        } else {
-            io.pqssh.core.keys.kem.KemPublicKey.Line line = io.pqssh.core.keys.kem.KemPublicKey.parseLine(text);
-            System.out.println(io.pqssh.core.keys.authorized.AuthorizedKeys.formatKemKeyLine(line.key(),
-                    line.comment()));
+            case RESEARCH_IDENTITY -> System.out.println(io.pqssh.core.keys.authorized.AuthorizedKeys
+                    .formatKemKeyLine(KeyFiles.researchPublicKey(text), ""));
+            default -> {
+                KemPublicKey.Line line = KemPublicKey.parseLine(text);
+                System.out.println(io.pqssh.core.keys.authorized.AuthorizedKeys.formatKemKeyLine(line.key(),
+                        line.comment()));
+            }
         }
         return 0;
     }
 
     private int printPublicKey() throws Exception {
+        String text = Files.readString(file);
+        if (KeyFiles.kind(text) == KeyFiles.Kind.RESEARCH_IDENTITY) {
+            KeyFilePermissions.checkPrivateKeyFile(file);
+            System.out.println(KeyFiles.researchPublicKey(text).toPublicKeyLine("").format());
+            return 0;
+        }
         OpenSshPrivateKey k = readPrivate(file, passphrase);
         try {
             System.out.println(new PublicKeyLine(k.key().keyType(), k.key().publicKeyBlob(), k.comment()).format());
@@ -195,58 +323,29 @@ public final class KeygenCommand implements Callable<Integer> {
         return 0;
     }
 
-    private int printFingerprint() throws Exception {
-        String text = Files.readString(file).strip();
-        PublicKeyLine line;
-        if (text.startsWith(OpenSshKeyV1.BEGIN)) {
-            byte[] blob = OpenSshKeyV1.publicKeyBlob(text);
-            Path pub = file.resolveSibling(file.getFileName() + ".pub");
-            String c = Files.exists(pub) ? PublicKeyLine.parse(Files.readString(pub).strip()).comment() : "";
-            line = PublicKeyLine.of(blob, c);
-        } else {
-            line = PublicKeyLine.parse(text.lines().findFirst().orElse(""));
-        }
-        System.out.println(bits(line.keyType()) + " " + line.fingerprint() + " "
-                + (line.comment() == null || line.comment().isEmpty() ? "no comment" : line.comment())
-                + " (" + label(line.keyType()) + ")");
-        return 0;
-    }
-
-    private static int bits(String keyType) {
-        Optional<KemAlgorithm> kem = KemAlgorithm.fromName(keyType);
-        if (kem.isPresent()) {
-            return Integer.parseInt(kem.get().sshName().substring("mlkem".length()));
-        }
-        return switch (keyType) {
-            case "ssh-ed25519" -> 256;
-            default -> 256;
-        };
-    }
-
-    private static String label(String keyType) {
-        return keyType.replace("ssh-", "").replace("@openssh.com", "").toUpperCase(Locale.ROOT);
-    }
-
+    /**
+     * Reads an openssh-key-v1 private key of any supported type (checking its mode first), asking for the
+     * passphrase on the terminal when it is encrypted and none was given.
+     */
     static OpenSshPrivateKey readPrivate(Path file, String passphrase) throws Exception {
+        KeyFilePermissions.checkPrivateKeyFile(file);
         String text = Files.readString(file);
         char[] pass = null;
         if (OpenSshKeyV1.isEncrypted(text)) {
             if (passphrase != null) {
                 pass = passphrase.toCharArray();
             } else {
-                Console console = System.console();
-                if (console == null) {
+                pass = PassphrasePrompt.terminal("-P (" + file + " is encrypted)")
+                        .read("Enter passphrase for \"" + file + "\": ");
+                if (pass == null) {
                     throw new KeyFileException(file + " is encrypted: give the passphrase with -P");
                 }
-                pass = console.readPassword("Enter passphrase for %s: ", file);
             }
         }
         try {
-            return OpenSshKeyV1.readFile(file, pass);
+            return KeyFiles.readPrivate(text, pass);
         } finally {
-            if (pass != null) {
-                Arrays.fill(pass, '\0');
-            }
+            PassphrasePrompt.wipe(pass);
         }
     }
 }

@@ -69,8 +69,51 @@ final class SshSigCommand {
         return 255;
     }
 
+    /**
+     * {@code -Y find-principals -s sig -f allowed_signers}: the principals of the first allowed_signers line whose
+     * key made the signature, one per line, as ssh-keygen (the signature itself is not verified, as there).
+     */
+    static int findPrincipals(Path allowedSigners, Path signature) throws Exception {
+        if (signature == null) {
+            throw new IllegalArgumentException("Too few arguments for find-principals: missing signature file (-s)");
+        }
+        SshPublicKey signer = SshSig.parse(Files.readString(signature)).publicKey();
+        for (String line : Files.readAllLines(allowedSigners)) {
+            AllowedSigner a = AllowedSigner.parse(line);
+            if (a != null && a.key().equals(signer)) {
+                for (String p : a.principals().split(",")) {
+                    if (!p.isEmpty()) {
+                        System.out.println(p);
+                    }
+                }
+                return 0;
+            }
+        }
+        System.err.println("No principal matched.");
+        return 255;
+    }
+
+    /**
+     * {@code -Y check-novalidate -n ns -s sig < message}: the signature is good for this message and namespace,
+     * whoever made it (no allowed_signers), with ssh-keygen's output.
+     */
+    static int checkNovalidate(String namespace, Path signature, byte[] message) throws Exception {
+        requireNamespace(namespace);
+        if (signature == null) {
+            throw new IllegalArgumentException("Too few arguments for check-novalidate: missing signature file (-s)");
+        }
+        SshSig.Parsed parsed = SshSig.parse(Files.readString(signature));
+        if (parsed.verify(message, namespace)) {
+            System.out.println("Good \"" + namespace + "\" signature with " + label(parsed.publicKey().type())
+                    + " key " + parsed.publicKey().fingerprintSha256());
+            return 0;
+        }
+        System.out.println("Could not verify signature.");
+        return 255;
+    }
+
     private static String label(SignatureKeyType t) {
-        return t.sshName().replace("ssh-", "").replace("@openssh.com", "").toUpperCase(Locale.ROOT);
+        return io.pqssh.cli.keygen.KeyDescriptions.label(t.sshName());
     }
 
     private static void requireNamespace(String ns) {
