@@ -60,7 +60,9 @@ public final class ServerCommand implements Callable<Integer> {
         PqsshServer.Builder b = PqsshServer.builder().host(c.listenAddress).port(c.port)
                 .hostKeys(hostKeys(c.hostKeys)).kex(c.kexAlgorithms).requirePostQuantumKex(c.requirePostQuantumKex)
                 .authenticationMethods(c.authenticationMethods).maxAuthTries(c.maxAuthTries)
-                .loginGraceTime(c.loginGraceTime).sftp(c.sftp).preAuthLimits(c.preAuth);
+                .loginGraceTime(c.loginGraceTime).sftp(c.sftp).preAuthLimits(c.preAuth)
+                // as sshd: root runs each session as the login's account; anyone else can only log in as itself
+                .logins(io.pqssh.mina.server.login.LoginPolicy.forThisProcess()).sftpServer(c.sftpServer);
         FileKeyAuthorizers auth = new FileKeyAuthorizers(c.authorizedKeysFile, c.authorizedKemKeysFile,
                 c.strictModes);
         if (c.pubkeyAuthentication) {

@@ -197,8 +197,9 @@ class CliEndToEndTest {
         Files.writeString(authorized, "expiry-time=\"29991231\" " + line + "\n");
         assertEquals(4, login(port, knownHosts, key, "exit 4").rc(), "unexpired key refused");
 
-        Files.writeString(authorized, "command=\"/bin/true\" " + line + "\n");
-        assertEquals(255, login(port, knownHosts, key, "exit 4").rc(), "command= key accepted without enforcing it");
+        // command= is enforced (issue 11): the forced command runs instead, the request in SSH_ORIGINAL_COMMAND
+        Files.writeString(authorized, "command=\"exit $((${#SSH_ORIGINAL_COMMAND} + 20))\" " + line + "\n");
+        assertEquals(26, login(port, knownHosts, key, "exit 4").rc(), "command= not forced");
     }
 
     @Test

@@ -67,7 +67,10 @@ public final class ServerKemUserAuth extends AbstractUserAuth {
             return Boolean.FALSE;
         }
         String address = addressOf(session.getClientAddress());
-        if (!settings.authorizer().isAuthorized(getUsername(), request.credential(), address)) {
+        boolean authorized = settings.authorizer() instanceof SessionKemKeyAuthorizer withSession
+                ? withSession.isAuthorized(session, getUsername(), request.credential(), address)
+                : settings.authorizer().isAuthorized(getUsername(), request.credential(), address);
+        if (!authorized) {
             log.info("{} for {} from {}: key not authorized", method.wireName(), getUsername(), address);
             return Boolean.FALSE;
         }

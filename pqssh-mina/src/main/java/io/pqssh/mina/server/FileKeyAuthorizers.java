@@ -18,17 +18,20 @@ import org.apache.sshd.server.session.ServerSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.pqssh.core.auth.KemCredential;
 import io.pqssh.core.auth.KemKeyAuthorizer;
 import io.pqssh.core.keys.authorized.AuthorizedKeyEntry;
 import io.pqssh.core.keys.authorized.AuthorizedKeys;
 import io.pqssh.core.keys.authorized.RejectedLine;
+import io.pqssh.mina.auth.SessionKemKeyAuthorizer;
+import io.pqssh.mina.server.login.KeyRestrictions;
 
 /**
  * Per-user authorization from files, read at each login (so edits apply at once, as in sshd): signature keys from
  * {@code AuthorizedKeysFile}; KEM keys from the same file (type {@code mlkem768} etc.) and from
  * {@code AuthorizedKEMKeysFile} (the research implementation's format). {@code from=} and {@code expiry-time=} are
- * enforced; a key with {@code command=} is refused, since forced commands are not implemented and silently ignoring
- * one would grant more than the file says. With {@code StrictModes} (on in {@code pqssh server} unless
+ * enforced here; the session options ({@code no-pty}, {@code restrict}, {@code command=}, the forwarding flags) go to
+ * the connection's {@link KeyRestrictions}, which the session layer enforces. With {@code StrictModes} (on in {@code pqssh server} unless
  * {@code StrictModes no}) a file is ignored when {@link UserPaths#strictModesRefusal} gives a reason; each refusal is
  * logged once (again only after the file passed or the reason changed).
  */
@@ -67,24 +70,42 @@ public final class FileKeyAuthorizers {
             b.putRawPublicKey(key);
             String addr = address(session);
             Optional<AuthorizedKeyEntry> e = keysFor(user).find(b.getCompactData(), addr, Instant.now());
-            return e.isPresent() && allowed(user, e.get());
+            return e.isPresent() && accepted(session, e.get());
         };
     }
 
     public KemKeyAuthorizer kem() {
-        return (user, credential, addr) -> {
-            Optional<AuthorizedKeyEntry> e = keysFor(user).findKem(credential.algorithm(), credential.publicKey(),
-                    addr, Instant.now());
-            return e.isPresent() && allowed(user, e.get());
+        return new SessionKemKeyAuthorizer() {
+            @Override
+            public boolean isAuthorized(ServerSession session, String user, KemCredential credential, String addr) {
+                Optional<AuthorizedKeyEntry> e = keysFor(user).findKem(credential.algorithm(),
+                        credential.publicKey(), addr, Instant.now());
+                return e.isPresent() && accepted(session, e.get());
+            }
+
+            @Override
+            public boolean isAuthorized(String user, KemCredential credential, String addr) {
+                return isAuthorized(null, user, credential, addr);
+            }
         };
     }
 
-    private static boolean allowed(String user, AuthorizedKeyEntry e) {
-        if (e.options().command().isPresent()) {
-            LOG.warn("{}:{}: key for {} has command=, which pqssh server does not enforce yet: refused",
-                    e.source(), e.lineNumber(), user);
-            return false;
+    /**
+     * A key the file authorizes: its options go to the connection's {@link KeyRestrictions} (no-pty, restrict,
+     * command=, the forwarding flags), which the session layer enforces. Without a session to carry them (an
+     * embedding that calls the authorizer directly) a key with options that restrict sessions is refused rather
+     * than granted more than the file says.
+     */
+    private static boolean accepted(ServerSession session, AuthorizedKeyEntry e) {
+        if (session == null) {
+            if (!e.options().isEmpty() && !KeyRestrictions.from(e.options()).equalsNone()) {
+                LOG.warn("{}:{}: key has restricting options but no session to enforce them on: refused",
+                        e.source(), e.lineNumber());
+                return false;
+            }
+            return true;
         }
+        KeyRestrictions.record(session, e.options());
         return true;
     }
 

@@ -82,6 +82,8 @@ public final class PqsshServer implements AutoCloseable {
         private int maxAuthTries = 6;
         private Duration loginGraceTime = Duration.ofSeconds(120);
         private boolean sftp = true;
+        private io.pqssh.mina.server.login.LoginPolicy logins;
+        private String sftpServer;
         private PreAuthLimits.Settings preAuth;
         private boolean coalesceWrites = io.pqssh.mina.transport.CoalescingIoServiceFactoryFactory.enabledByDefault();
         private org.apache.sshd.common.io.IoServiceFactoryFactory transport;
@@ -185,6 +187,25 @@ public final class PqsshServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Logins as system accounts (what {@code pqssh server} uses): the policy refuses unknown, locked and
+         * nologin accounts at authentication, and every session (exec, shell, sftp, legacy scp) runs as the
+         * login's account through its login shell ({@code io.pqssh.mina.server.session.UserSessions}); see
+         * {@code LoginPolicy.forThisProcess()}. Without it (null, the default for embedding) user names are the
+         * authenticators' business and sessions run as the server's own user: exec through {@code /bin/sh -c},
+         * MINA's in-process SCP and SFTP.
+         */
+        public Builder logins(io.pqssh.mina.server.login.LoginPolicy policy) {
+            this.logins = policy;
+            return this;
+        }
+
+        /** The sftp-server program for the sftp subsystem under {@link #logins} (default: OpenSSH's, found). */
+        public Builder sftpServer(String path) {
+            this.sftpServer = path;
+            return this;
+        }
+
         public Builder sftp(boolean enabled) {
             this.sftp = enabled;
             return this;
@@ -230,7 +251,17 @@ public final class PqsshServer implements AutoCloseable {
                 throw new IllegalStateException("no authentication method is enabled");
             }
             sshd.setKeyboardInteractiveAuthenticator(null);
+            if (logins != null) {
+                auth = io.pqssh.mina.server.login.AdmittingUserAuthFactory.wrapAll(auth, logins);
+            }
             sshd.setUserAuthFactories(auth);
+            // session channels obey the accepted keys' no-pty/restrict/command= (KeyRestrictions)
+            List<org.apache.sshd.common.channel.ChannelFactory> channels = new ArrayList<>();
+            for (org.apache.sshd.common.channel.ChannelFactory f : sshd.getChannelFactories()) {
+                channels.add("session".equals(f.getName())
+                        ? io.pqssh.mina.server.session.PqsshChannelSession.FACTORY : f);
+            }
+            sshd.setChannelFactories(channels);
             if (authenticationMethods != null && !authenticationMethods.isBlank()
                     && !"any".equals(authenticationMethods.trim())) {
                 CoreModuleProperties.AUTH_METHODS.set(sshd, authenticationMethods.trim());
@@ -245,15 +276,21 @@ public final class PqsshServer implements AutoCloseable {
                     coalesceWrites, transport));
             sshd.addSessionListener(new PostQuantumKexPolicy(requirePqKex,
                     kexName -> LOG.warn("connection uses non-post-quantum key exchange {}", kexName)));
-            // scp -O (legacy SCP protocol) runs "scp -t|-f ..." as an exec command: MINA's SCP; the rest via /bin/sh
-            sshd.setCommandFactory(new org.apache.sshd.scp.server.ScpCommandFactory.Builder()
-                    .withDelegate(ShellCommandFactory.INSTANCE).withReceiveBufferSize(64 * 1024)
-                    .withSendBufferSize(64 * 1024).build());
-            // MINA's SCP opens received files with SYNC (one disk flush per 8 KiB write); OpenSSH's scp does not
-            org.apache.sshd.scp.ScpModuleProperties.PROP_AUTO_SYNC_FILE_ON_WRITE.set(sshd, false);
-            sshd.setShellFactory(InteractiveProcessShellFactory.INSTANCE);
+            if (logins != null) {
+                installUserSessions(sshd);
+            } else {
+                // scp -O (legacy SCP protocol) runs "scp -t|-f ..." as an exec command: MINA's SCP; the rest via /bin/sh
+                sshd.setCommandFactory(new org.apache.sshd.scp.server.ScpCommandFactory.Builder()
+                        .withDelegate(ShellCommandFactory.INSTANCE).withReceiveBufferSize(64 * 1024)
+                        .withSendBufferSize(64 * 1024).build());
+                // MINA's SCP opens received files with SYNC (one disk flush per 8 KiB write); OpenSSH's scp does not
+                org.apache.sshd.scp.ScpModuleProperties.PROP_AUTO_SYNC_FILE_ON_WRITE.set(sshd, false);
+                sshd.setShellFactory(InteractiveProcessShellFactory.INSTANCE);
+                if (sftp) {
+                    sshd.setSubsystemFactories(List.of(new SftpSubsystemFactory()));
+                }
+            }
             if (sftp) {
-                sshd.setSubsystemFactories(List.of(new SftpSubsystemFactory()));
                 // bulk transfer (lab transfer, issue 4): a larger channel window and packets, and SFTP reads up to
                 // 255 KiB per request instead of 63 KiB, so fewer round trips and per-packet costs per megabyte
                 CoreModuleProperties.WINDOW_SIZE.set(sshd, 8L * 1024 * 1024);
@@ -265,6 +302,35 @@ public final class PqsshServer implements AutoCloseable {
             TransportWarmup.start(sshd.getCipherFactories(), sshd.getMacFactories());
             LOG.info("pqssh server listening on {}:{} (kex {})", host, sshd.getPort(), String.join(",", kex));
             return new PqsshServer(sshd, kem);
+        }
+
+        private void installUserSessions(SshServer sshd) {
+            if (logins.switchesUsers()) {
+                if (!io.pqssh.mina.server.session.SessionLaunch.canSwitchUsers()) {
+                    throw new IllegalStateException("running as root, pqssh server needs util-linux setpriv"
+                            + " (/usr/bin/setpriv) to run sessions as the logged-in users");
+                }
+                LOG.info("running as root: each session runs as the account that logged in");
+            } else {
+                String me = logins.onlyUser().orElseThrow();
+                LOG.info("not running as root: only user {} can log in, and sessions run as {}", me, me);
+            }
+            sshd.setCommandFactory(io.pqssh.mina.server.session.UserSessions.commands());
+            sshd.setShellFactory(io.pqssh.mina.server.session.UserSessions.shells());
+            if (sftp) {
+                java.util.Optional<String> server = sftpServer != null ? java.util.Optional.of(sftpServer)
+                        : io.pqssh.mina.server.session.UserSessions.findSftpServer();
+                if (server.isPresent()) {
+                    sshd.setSubsystemFactories(List.of(io.pqssh.mina.server.session.UserSessions.sftp(server.get())));
+                } else if (!logins.switchesUsers()) {
+                    // the server's user is the only login: MINA's in-process SFTP serves files as that user
+                    sshd.setSubsystemFactories(List.of(new SftpSubsystemFactory()));
+                } else {
+                    LOG.warn("no OpenSSH sftp-server found ({}): the sftp subsystem is off (apt-get install"
+                            + " openssh-sftp-server)", io.pqssh.mina.server.session.UserSessions.SFTP_SERVER_PATHS);
+                    sshd.setSubsystemFactories(List.of());
+                }
+            }
         }
     }
 }

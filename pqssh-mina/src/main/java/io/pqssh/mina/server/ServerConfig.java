@@ -37,6 +37,8 @@ public final class ServerConfig {
     public int maxPendingKemChallenges = 1024;
     public int maxPendingKemChallengesPerSource = 32;
     public boolean sftp = true;
+    /** {@code Subsystem sftp PATH}: the sftp-server sessions run (null: OpenSSH's, wherever it is installed). */
+    public String sftpServer;
     /** sshd's StrictModes for authorized files (see {@link UserPaths#strictModesRefusal}). */
     public boolean strictModes = true;
     /** MaxStartups, PerSourceMaxStartups, PerSourceConnectRate, MaxPreauthPacketSize. */
@@ -103,10 +105,14 @@ public final class ServerConfig {
                 case "persourceconnectrate" -> preAuth = preAuth.perSourceConnectRate(value);
                 case "maxpreauthpacketsize" -> preAuth = preAuth.maxPreauthPacketSize(positive(value));
                 case "subsystem" -> {
-                    if (!value.toLowerCase(Locale.ROOT).startsWith("sftp")) {
+                    String[] sub = value.split("\\s+", 2);
+                    if (!sub[0].equals("sftp")) {
                         throw new ConfigException(where + ": only the sftp subsystem is supported");
                     }
                     sftp = true;
+                    if (sub.length > 1 && !sub[1].equals("internal-sftp")) {
+                        sftpServer = sub[1].strip();
+                    }
                 }
                 case "match", "include" -> throw new ConfigException(where + ": " + kv[0]
                         + " is not supported by pqssh server yet");

@@ -1,0 +1,143 @@
+package io.pqssh.mina.server.login;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.apache.sshd.common.AttributeRepository.AttributeKey;
+import org.apache.sshd.common.util.buffer.Buffer;
+import org.apache.sshd.server.auth.UserAuth;
+import org.apache.sshd.server.auth.UserAuthFactory;
+import org.apache.sshd.server.session.ServerSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Puts a {@link LoginPolicy} in front of every authentication method: a request for a user name the policy refuses
+ * fails like a wrong key or password (USERAUTH_FAILURE, the method's own code never runs), and the reason is logged
+ * once per connection at INFO. The admitted account is kept on the session for the session layer
+ * ({@link #account(ServerSession)}).
+ */
+public final class AdmittingUserAuthFactory implements UserAuthFactory {
+    private static final Logger LOG = LoggerFactory.getLogger(AdmittingUserAuthFactory.class);
+    private static final AttributeKey<Map<String, LoginPolicy.Admission>> ADMISSIONS = new AttributeKey<>();
+    private static final AttributeKey<LoginPolicy> POLICY = new AttributeKey<>();
+
+    private final UserAuthFactory delegate;
+    private final LoginPolicy policy;
+
+    public AdmittingUserAuthFactory(UserAuthFactory delegate, LoginPolicy policy) {
+        this.delegate = delegate;
+        this.policy = policy;
+    }
+
+    public static List<UserAuthFactory> wrapAll(List<UserAuthFactory> factories, LoginPolicy policy) {
+        List<UserAuthFactory> out = new ArrayList<>(factories.size());
+        for (UserAuthFactory f : factories) {
+            out.add(new AdmittingUserAuthFactory(f, policy));
+        }
+        return out;
+    }
+
+    @Override
+    public String getName() {
+        return delegate.getName();
+    }
+
+    @Override
+    public UserAuth createUserAuth(ServerSession session) throws java.io.IOException {
+        return new Admitting(delegate.createUserAuth(session), policy);
+    }
+
+    /**
+     * The account an authenticated session runs as, decided by the policy at login (looked up again if the
+     * session authenticated through a method that did not pass here).
+     */
+    public static java.util.Optional<Account> account(ServerSession session) {
+        String user = session.getUsername();
+        LoginPolicy p = session.getAttribute(POLICY);
+        if (user == null || p == null) {
+            return java.util.Optional.empty();
+        }
+        return admission(session, p, user).account();
+    }
+
+    /** The policy in force for this session, or null when the server does not check accounts. */
+    public static LoginPolicy policy(ServerSession session) {
+        return session.getAttribute(POLICY);
+    }
+
+    static LoginPolicy.Admission admission(ServerSession session, LoginPolicy policy, String user) {
+        session.setAttribute(POLICY, policy);
+        Map<String, LoginPolicy.Admission> m = session.computeAttributeIfAbsent(ADMISSIONS,
+                k -> new ConcurrentHashMap<>());
+        return m.computeIfAbsent(user, u -> {
+            LoginPolicy.Admission a = policy.admit(u);
+            if (!a.allowed()) {
+                LOG.info("{} from {}", a.refusal(), peer(session));
+            }
+            return a;
+        });
+    }
+
+    private static String peer(ServerSession session) {
+        if (session.getClientAddress() instanceof InetSocketAddress inet && inet.getAddress() != null) {
+            return inet.getAddress().getHostAddress() + " port " + inet.getPort();
+        }
+        return String.valueOf(session.getClientAddress());
+    }
+
+    /** One request's method, run only for an admitted user name. */
+    private static final class Admitting implements UserAuth {
+        private final UserAuth delegate;
+        private final LoginPolicy policy;
+        private String refusedUser;
+
+        Admitting(UserAuth delegate, LoginPolicy policy) {
+            this.delegate = delegate;
+            this.policy = policy;
+        }
+
+        @Override
+        public Boolean auth(ServerSession session, String username, String service, Buffer buffer)
+                throws Exception {
+            if (!admission(session, policy, username).allowed()) {
+                refusedUser = username;
+                return Boolean.FALSE;
+            }
+            return delegate.auth(session, username, service, buffer);
+        }
+
+        @Override
+        public Boolean next(Buffer buffer) throws Exception {
+            return refusedUser != null ? Boolean.FALSE : delegate.next(buffer);
+        }
+
+        @Override
+        public void destroy() {
+            delegate.destroy();
+        }
+
+        @Override
+        public String getUsername() {
+            return refusedUser != null ? refusedUser : delegate.getUsername();
+        }
+
+        @Override
+        public ServerSession getServerSession() {
+            return delegate.getServerSession();
+        }
+
+        @Override
+        public ServerSession getSession() {
+            return delegate.getSession();
+        }
+
+        @Override
+        public String getName() {
+            return delegate.getName();
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package io.pqssh.mina.server.session;
+
+import java.io.IOException;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Optional;
+
+import org.apache.sshd.common.channel.Channel;
+import org.apache.sshd.common.channel.ChannelFactory;
+import org.apache.sshd.common.channel.PtyMode;
+import org.apache.sshd.common.channel.RequestHandler;
+import org.apache.sshd.common.session.Session;
+import org.apache.sshd.server.channel.ChannelSession;
+import org.apache.sshd.server.session.ServerSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.pqssh.mina.server.login.KeyRestrictions;
+
+/**
+ * A session channel that obeys the {@link KeyRestrictions} of the keys that logged the connection in, as sshd
+ * does: {@code no-pty}/{@code restrict} make a {@code pty-req} fail (CHANNEL_FAILURE, the session goes on without
+ * a terminal); {@code command=} replaces the command of every exec, shell and subsystem request, the requested
+ * command (or subsystem name) in {@code SSH_ORIGINAL_COMMAND}.
+ */
+public class PqsshChannelSession extends ChannelSession {
+    static final String ORIGINAL_COMMAND = "SSH_ORIGINAL_COMMAND";
+    private static final Logger LOG = LoggerFactory.getLogger(PqsshChannelSession.class);
+
+    /** Replaces MINA's {@code session} channel factory. */
+    public static final ChannelFactory FACTORY = new ChannelFactory() {
+        @Override
+        public String getName() {
+            return "session";
+        }
+
+        @Override
+        public Channel createChannel(Session session) {
+            return new PqsshChannelSession(DEFAULT_HANDLERS);
+        }
+    };
+
+    private volatile boolean ptyAllocated;
+
+    public PqsshChannelSession(Collection<? extends RequestHandler<Channel>> handlers) {
+        super(handlers);
+    }
+
+    /** Whether the client asked for a pty on this channel and it was granted. */
+    public boolean ptyRequested() {
+        return ptyAllocated;
+    }
+
+    private KeyRestrictions restrictions() {
+        return KeyRestrictions.of(getServerSession());
+    }
+
+    @Override
+    protected RequestHandler.Result handlePtyReqParsed(String term, int tColumns, int tRows, int tWidth,
+            int tHeight, Map<PtyMode, Integer> ptyModes) throws IOException {
+        if (!restrictions().ptyAllowed()) {
+            ServerSession s = getServerSession();
+            LOG.info("pty request refused for {} from {}: the key's authorized_keys options forbid a pty (no-pty or"
+                    + " restrict)", s.getUsername(), s.getClientAddress());
+            return RequestHandler.Result.ReplyFailure;
+        }
+        RequestHandler.Result r = super.handlePtyReqParsed(term, tColumns, tRows, tWidth, tHeight, ptyModes);
+        ptyAllocated = r == RequestHandler.Result.ReplySuccess || r == RequestHandler.Result.Replied;
+        return r;
+    }
+
+    @Override
+    protected RequestHandler.Result handleExecParsed(String request, String command) throws IOException {
+        Optional<String> forced = restrictions().forcedCommand();
+        if (forced.isPresent()) {
+            addEnvVariable(ORIGINAL_COMMAND, command);
+            return super.handleExecParsed(request, forced.get());
+        }
+        return super.handleExecParsed(request, command);
+    }
+
+    @Override
+    protected RequestHandler.Result handleShellParsed(String request) throws IOException {
+        Optional<String> forced = restrictions().forcedCommand();
+        if (forced.isPresent()) {
+            return super.handleExecParsed(request, forced.get());
+        }
+        return super.handleShellParsed(request);
+    }
+
+    @Override
+    protected RequestHandler.Result handleSubsystemParsed(String request, String subsystem) throws IOException {
+        Optional<String> forced = restrictions().forcedCommand();
+        if (forced.isPresent()) {
+            addEnvVariable(ORIGINAL_COMMAND, subsystem);
+            return super.handleExecParsed(request, forced.get());
+        }
+        return super.handleSubsystemParsed(request, subsystem);
+    }
+}
