@@ -61,8 +61,10 @@ public enum KemAlgorithm {
     }
 
     /**
-     * Normalizes a name: case-insensitive, {@code mlkemN}, {@code ML-KEM-N}, {@code kyberN}, each with an optional
-     * {@code -sha256} suffix.
+     * Normalizes a name as the research implementation does: ASCII case-insensitive, exactly {@code mlkemN},
+     * {@code ML-KEM-N} or {@code kyberN}, each with an optional {@code -sha256} suffix. Other spellings
+     * ({@code ml_kem_768}, {@code mlkem-768}, {@code ML-KEM768}) are unknown: the reference refuses them, and a name
+     * pqssh accepts but the reference does not would authenticate against one server and fail against the other.
      */
     public static Optional<KemAlgorithm> fromName(String name) {
         if (name == null) {
@@ -77,10 +79,9 @@ public enum KemAlgorithm {
         if (n.endsWith("-sha256")) {
             n = n.substring(0, n.length() - "-sha256".length());
         }
-        n = n.replace("-", "").replace("_", "");
         for (KemAlgorithm a : values()) {
             String bits = a.sshName.substring("mlkem".length());
-            if (n.equals("mlkem" + bits) || n.equals("kyber" + bits)) {
+            if (n.equals("mlkem" + bits) || n.equals("ml-kem-" + bits) || n.equals("kyber" + bits)) {
                 return Optional.of(a);
             }
         }

@@ -37,7 +37,10 @@ class KemAlgorithmTest {
     @NullAndEmptySource
     @ValueSource(strings = {"mlkem769", "mlkem", "mlkem76", "mlkem7680", "kyber", "ML-KEM", "ML-KEM-",
         "mlkem768-sha384", "mlkem768-sha256-sha256", "mlkem768sha256", "ssh-ed25519", "-sha256", "768",
-        "mlkem768\u0000", " mlkem768", "mlkem768 ", "\tmlkem768", "mldsa65", "frodokem976", "mlkem 768", "sntrup761x25519-sha512"})
+        "mlkem768\u0000", " mlkem768",
+        // spellings the research implementation refuses (issue 14): pqssh refuses them too
+        "ml_kem_768", "mlkem-768", "ML-KEM768", "MLKEM-768", "ml-kem_768", "kyber-768", "kyber_512", "ml_kem_1024",
+        "ml--kem-768", "-mlkem768", "mlkem768-", "mlkem768_sha256", "ML-KEM-768--sha256", "mlkem768 ", "\tmlkem768", "mldsa65", "frodokem976", "mlkem 768", "sntrup761x25519-sha512"})
     void rejects(String name) {
         assertEquals(Optional.empty(), KemAlgorithm.fromName(name));
         assertThrows(IllegalArgumentException.class, () -> KemAlgorithm.require(name));
