@@ -97,7 +97,7 @@ public final class SshCommand implements Callable<Integer> {
             b.pubkeySignDirectly(yes(o.get("pubkeysigndirectly")));
         }
         if (o.containsKey("kexalgorithms")) {
-            b.kex(PqKex.parseList(o.get("kexalgorithms")));
+            b.kex(PqKex.parseList(o.get("kexalgorithms"), io.pqssh.mina.kex.KexInitDefaults.CLIENT_KEX));
         }
         if (o.containsKey("preferredauthentications")) {
             b.preferredAuthentications(List.of(o.get("preferredauthentications").split(",")));

@@ -145,7 +145,7 @@ public final class PqsshClient implements AutoCloseable {
     }
 
     public static final class Builder {
-        private List<String> kex = PqKex.DEFAULT_ORDER;
+        private List<String> kex = io.pqssh.mina.kex.KexInitDefaults.CLIENT_KEX;
         private boolean kexExplicit;
         private boolean requirePqKex;
         private boolean warnWeakCrypto = true;
@@ -164,6 +164,7 @@ public final class PqsshClient implements AutoCloseable {
         private boolean earlyChannelOpen = Boolean.getBoolean("pqssh.client.earlyChannelOpen");
         private boolean guessKex = !"false".equalsIgnoreCase(System.getProperty("pqssh.client.guessKex", "true"));
         private boolean coalesceWrites = io.pqssh.mina.transport.CoalescingIoServiceFactoryFactory.enabledByDefault();
+        private io.pqssh.mina.kex.ServerProposalCache kexGuessCache = io.pqssh.mina.kex.ServerProposalCache.inMemory();
 
         /** An explicit list also silences the weak-crypto warning, as in OpenSSH. */
         public Builder kex(List<String> names) {
@@ -238,10 +239,10 @@ public final class PqsshClient implements AutoCloseable {
         }
 
         /**
-         * {@code true} (default): the first KEXINIT says {@code first_kex_packet_follows} and the preferred key
-         * exchange's first packet follows it in the same flight (RFC 4253 §7.1; see {@code FirstKexGuess}). A right
-         * guess saves a round trip; a wrong one costs the guessed packet's bytes. It also puts {@code ssh-ed25519}
-         * first and host certificate algorithms last in the host key order (see {@code FirstKexGuess.hostKeyOrder}).
+         * {@code true} (default): when the {@link #kexGuessCache} shows the guess will be right, the first KEXINIT
+         * says {@code first_kex_packet_follows} and the key exchange's first packet follows it in the same flight
+         * (RFC 4253 §7.1; see {@code FirstKexGuess.plan}), one round trip less. Without that knowledge (the first
+         * connection to a host) the client does not guess, so a guess never wastes bytes on a predictable miss.
          */
         public Builder guessKex(boolean guess) {
             this.guessKex = guess;
@@ -268,6 +269,15 @@ public final class PqsshClient implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Where the servers' last KEX and host key lists are kept for {@link #guessKex}; default: in memory, for
+         * this client's lifetime ({@code pqssh ssh} uses {@code pqssh_kex_cache} beside {@code known_hosts}).
+         */
+        public Builder kexGuessCache(io.pqssh.mina.kex.ServerProposalCache cache) {
+            this.kexGuessCache = Objects.requireNonNull(cache);
+            return this;
+        }
+
         public Builder timeout(Duration d) {
             this.timeout = d;
             return this;
@@ -277,16 +287,28 @@ public final class PqsshClient implements AutoCloseable {
             PqKex.checkPostQuantumSupport();
             io.pqssh.mina.keys.MinaPqKeys.ensureInstalled();
             SshClient client = ClientBuilder.builder().build();
-            client.setSignatureFactories(io.pqssh.mina.keys.PqSignatureFactories.withPq(client.getSignatureFactories()));
+            // OpenSSH 10.5's client lists, not MINA's (which offer ssh-rsa, CBC, hmac-sha1): KexInitDefaults
+            client.setSignatureFactories(io.pqssh.mina.kex.KexInitDefaults.hostKeyAlgorithms());
+            client.setCipherFactories(io.pqssh.mina.kex.KexInitDefaults.ciphers());
+            client.setMacFactories(io.pqssh.mina.kex.KexInitDefaults.macs());
+            client.setCompressionFactories(io.pqssh.mina.kex.KexInitDefaults.compression());
+            CoreModuleProperties.CLIENT_IDENTIFICATION.set(client, io.pqssh.mina.PqsshVersion.softwareVersion());
             client.addSessionListener(io.pqssh.mina.keys.HostKeyAlgorithmOrder.APPLY_FROM_CONNECTION_CONTEXT);
             client.setKeyExchangeFactories(PqKex.factories(kex, guessKex
                     ? f -> f.isGroupExchange() ? ClientBuilder.DH2KEX.apply(f) : new GuessingKexFactory(f)
                     : ClientBuilder.DH2KEX));
             if (guessKex) {
-                FirstKexGuessSender guesser = new FirstKexGuessSender();
+                java.nio.file.Path knownHosts = knownHostsForOrder;
+                FirstKexGuessSender guesser = new FirstKexGuessSender(kexGuessCache, (h, p) -> {
+                    try {
+                        return io.pqssh.mina.keys.HostKeyAlgorithmOrder.knownKeyTypes(knownHosts, h, p);
+                    } catch (IOException | RuntimeException e) {
+                        return java.util.Set.of();
+                    }
+                });
                 client.setReservedSessionMessagesHandler(guesser);
+                // after HostKeyAlgorithmOrder's listener, which the builder added first
                 client.addSessionListener(guesser);
-                client.setSignatureFactories(io.pqssh.mina.kex.FirstKexGuess.hostKeyOrder(client.getSignatureFactories()));
             }
             client.setServerKeyVerifier(Objects.requireNonNull(serverKeyVerifier, "server key verifier"));
             List<UserAuthFactory> auth = new ArrayList<>();

@@ -5,9 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.apache.sshd.common.AttributeRepository.AttributeKey;
-import org.apache.sshd.common.NamedFactory;
 import org.apache.sshd.common.kex.KexProposalOption;
-import org.apache.sshd.common.signature.Signature;
 
 /**
  * RFC 4253 §7.1 {@code first_kex_packet_follows} on the client: the client's KEXINIT carries the flag and the key
@@ -15,8 +13,9 @@ import org.apache.sshd.common.signature.Signature;
  * in the same flight, before the server's KEXINIT has been read. The guess is right when the first entries of both
  * sides' key exchange and host key algorithm lists are equal (the test OpenSSH's {@code proposals_match} and MINA's
  * {@code handleFirstKexPacketFollows} apply); then the server answers the guessed packet and one round trip is gone.
- * A wrong guess is discarded by the server and the client sends the packet of the negotiated exchange, costing only
- * the bytes of the guess.
+ * A wrong guess is discarded by the server and the client sends the packet of the negotiated exchange, costing
+ * the bytes of the guess (about 1.2 KB for mlkem768x25519), so the client guesses only when {@link #plan} finds
+ * that the guess will be right.
  */
 public final class FirstKexGuess {
     /** What happened to this session's guess, for logs, tests and the lab. */
@@ -48,31 +47,102 @@ public final class FirstKexGuess {
     }
 
     /**
-     * The client's host key algorithm order when it guesses: {@code ssh-ed25519} first, then the other plain
-     * algorithms in {@code base} order, then certificate algorithms. MINA's default order starts with ECDSA
-     * certificates, which only servers configured with a host certificate offer, so every guess against an
-     * ordinary server would be wrong; OpenSSH's {@code sshd} lists {@code ssh-ed25519} first whenever it has that
-     * key. Algorithms of keys {@code known_hosts} holds for the host still go in front of this order
-     * ({@code HostKeyAlgorithmOrder}).
+     * What the client offers and whether it guesses, for one connection. The guess is made only when it can be
+     * right: {@code server} (that host's last KEXINIT, from a {@link ServerProposalCache}) shows that the first
+     * entries will agree. Without knowledge there is no guess and the lists are left exactly as configured.
+     *
+     * <p>Moving the algorithm the negotiation would pick anyway (the first of ours the server offers) to the front
+     * of our list changes nothing but the first entry, so the key exchange is always reordered that way. The host
+     * key list is too when that pick is the server's first; otherwise the server's first host key algorithm is
+     * moved to the front only if {@code known_hosts} holds a key of its type for the host (the connection stays
+     * verifiable) and it does not replace a post-quantum choice with a classical one.
      */
-    public static List<NamedFactory<Signature>> hostKeyOrder(List<? extends NamedFactory<Signature>> base) {
-        List<NamedFactory<Signature>> ed25519 = new ArrayList<>();
-        List<NamedFactory<Signature>> plain = new ArrayList<>();
-        List<NamedFactory<Signature>> certificates = new ArrayList<>();
-        for (NamedFactory<Signature> f : base) {
-            String n = f.getName();
-            if (n.equals("ssh-ed25519")) {
-                ed25519.add(f);
-            } else if (n.contains("-cert-v0")) {
-                certificates.add(f);
-            } else {
-                plain.add(f);
+    public static Plan plan(List<String> kex, List<String> hostKeys, ServerProposalCache.Proposal server,
+            java.util.function.Predicate<String> hostKeyTypeKnown,
+            java.util.function.Predicate<String> postQuantumHostKey) {
+        if (server == null) {
+            return new Plan(kex, hostKeys, false);
+        }
+        String kexPick = firstOffered(kex, server.kex());
+        String hostPick = firstOffered(hostKeys, server.hostKeys());
+        String serverKex = server.kex().isEmpty() ? "" : server.kex().get(0);
+        String serverHost = server.hostKeys().isEmpty() ? "" : server.hostKeys().get(0);
+        if (kexPick == null || hostPick == null || !kexPick.equals(serverKex)) {
+            return new Plan(kex, hostKeys, false);
+        }
+        if (!hostPick.equals(serverHost)) {
+            boolean usable = hostKeys.contains(serverHost) && hostKeyTypeKnown.test(serverHost)
+                    && !(postQuantumHostKey.test(hostPick) && !postQuantumHostKey.test(serverHost));
+            if (!usable) {
+                return new Plan(kex, hostKeys, false);
+            }
+            hostPick = serverHost;
+        }
+        return new Plan(toFront(kex, kexPick), toFront(hostKeys, hostPick), true);
+    }
+
+    /** The lists to offer and whether {@code first_kex_packet_follows} is set. */
+    public static final class Plan {
+        private final List<String> kex;
+        private final List<String> hostKeys;
+        private final boolean guess;
+
+        Plan(List<String> kex, List<String> hostKeys, boolean guess) {
+            this.kex = List.copyOf(kex);
+            this.hostKeys = List.copyOf(hostKeys);
+            this.guess = guess;
+        }
+
+        public List<String> kex() {
+            return kex;
+        }
+
+        public List<String> hostKeys() {
+            return hostKeys;
+        }
+
+        public boolean guess() {
+            return guess;
+        }
+    }
+
+    private static String firstOffered(List<String> ours, List<String> theirs) {
+        for (String n : ours) {
+            if (theirs.contains(n)) {
+                return n;
             }
         }
-        List<NamedFactory<Signature>> out = new ArrayList<>(ed25519);
-        out.addAll(plain);
-        out.addAll(certificates);
-        return List.copyOf(out);
+        return null;
+    }
+
+    private static List<String> toFront(List<String> names, String first) {
+        List<String> out = new ArrayList<>(names.size());
+        out.add(first);
+        for (String n : names) {
+            if (!n.equals(first)) {
+                out.add(n);
+            }
+        }
+        return out;
+    }
+
+    /** {@code factories} in the order of {@code names} (factories not named keep their relative order, last). */
+    static <T extends org.apache.sshd.common.NamedResource> List<T> reorder(List<? extends T> factories,
+            List<String> names) {
+        List<T> out = new ArrayList<>(factories.size());
+        for (String n : names) {
+            for (T f : factories) {
+                if (f.getName().equals(n) && !out.contains(f)) {
+                    out.add(f);
+                }
+            }
+        }
+        for (T f : factories) {
+            if (!out.contains(f)) {
+                out.add(f);
+            }
+        }
+        return out;
     }
 
     static String first(String nameList) {

@@ -1,9 +1,15 @@
 package io.pqssh.mina.kex;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.BiFunction;
 
+import org.apache.sshd.client.session.ClientSession;
 import org.apache.sshd.common.AttributeRepository.AttributeKey;
+import org.apache.sshd.common.util.net.SshdSocketAddress;
 import org.apache.sshd.common.NamedResource;
 import org.apache.sshd.common.SshConstants;
 import org.apache.sshd.common.io.IoWriteFuture;
@@ -23,21 +29,89 @@ import org.slf4j.LoggerFactory;
  * returns, so the flag is set in that buffer (I_C must be the bytes on the wire) and a copy is written, since
  * writing encodes a buffer in place.
  *
- * <p>Only the session's first KEXINIT carries a guess (re-keys run as MINA does), and only when our preferred
- * method comes from a {@link GuessingKexFactory}. Registered as a session listener too: when the negotiated
- * exchange came from another factory (group exchange), nothing took the guess, so at {@code KexCompleted} it is
- * dropped (with its key pair) and recorded as wrong.
+ * <p>Only the session's first KEXINIT carries a guess (re-keys run as MINA does), only when
+ * {@link FirstKexGuess#plan} found from the {@link ServerProposalCache} that it will be right, and only when our
+ * preferred method comes from a {@link GuessingKexFactory}. Registered as a session listener too: at
+ * {@code sessionCreated} it applies the plan's order to the new session (after {@code HostKeyAlgorithmOrder}), at
+ * the end of negotiation it records the server's lists in the cache, and when the negotiated exchange came from
+ * another factory (group exchange), nothing took the guess, so at {@code KexCompleted} it is dropped (with its key
+ * pair) and recorded as wrong.
  */
 public final class FirstKexGuessSender implements ReservedSessionMessagesHandler, SessionListener {
     private static final Logger LOG = LoggerFactory.getLogger(FirstKexGuessSender.class);
     private static final AttributeKey<Boolean> CONSIDERED = new AttributeKey<>();
+    private static final AttributeKey<Boolean> PLANNED = new AttributeKey<>();
+
+    private final ServerProposalCache cache;
+    private final BiFunction<String, Integer, Set<String>> knownHostKeyTypes;
+
+    /**
+     * @param cache             the servers' last lists
+     * @param knownHostKeyTypes key types {@code known_hosts} holds for a host and port (empty when unknown)
+     */
+    public FirstKexGuessSender(ServerProposalCache cache, BiFunction<String, Integer, Set<String>> knownHostKeyTypes) {
+        this.cache = java.util.Objects.requireNonNull(cache);
+        this.knownHostKeyTypes = java.util.Objects.requireNonNull(knownHostKeyTypes);
+    }
+
+    @Override
+    public void sessionCreated(Session session) {
+        if (!(session instanceof ClientSession cs) || destination(cs) == null) {
+            return;
+        }
+        SshdSocketAddress a = destination(cs);
+        ServerProposalCache.Proposal known = cache.lookup(a.getHostName(), a.getPort()).orElse(null);
+        if (known == null) {
+            return;
+        }
+        List<String> kex = NamedResource.getNameList(cs.getKeyExchangeFactories());
+        List<String> hostKeys = NamedResource.getNameList(cs.getSignatureFactories());
+        Set<String> types = knownHostKeyTypes.apply(a.getHostName(), a.getPort());
+        FirstKexGuess.Plan plan = FirstKexGuess.plan(kex, hostKeys, known,
+                alg -> io.pqssh.mina.keys.HostKeyAlgorithmOrder.isKnown(alg, types),
+                io.pqssh.mina.keys.PqSignatureFactories::isPq);
+        if (plan.guess()) {
+            cs.setKeyExchangeFactories(FirstKexGuess.reorder(cs.getKeyExchangeFactories(), plan.kex()));
+            cs.setSignatureFactories(FirstKexGuess.reorder(cs.getSignatureFactories(), plan.hostKeys()));
+            cs.setAttribute(PLANNED, Boolean.TRUE);
+        }
+    }
+
+    @Override
+    public void sessionNegotiationEnd(Session session, Map<KexProposalOption, String> clientProposal,
+            Map<KexProposalOption, String> serverProposal, Map<KexProposalOption, String> negotiatedOptions,
+            Throwable reason) {
+        if (!(session instanceof ClientSession cs) || destination(cs) == null || serverProposal == null) {
+            return;
+        }
+        SshdSocketAddress a = destination(cs);
+        String kex = serverProposal.get(KexProposalOption.ALGORITHMS);
+        String hostKeys = serverProposal.get(KexProposalOption.SERVERKEYS);
+        if (kex != null && hostKeys != null && !kex.isBlank() && !hostKeys.isBlank()) {
+            cache.record(a.getHostName(), a.getPort(), new ServerProposalCache.Proposal(
+                    Arrays.asList(kex.split(",")), Arrays.asList(hostKeys.split(","))));
+        }
+    }
     /** Offset from the end of a KEXINIT payload: boolean first_kex_packet_follows, then uint32 reserved. */
     private static final int FLAG_FROM_END = 5;
+
+    /** Host (as the user named it) and port of a client session. */
+    private static SshdSocketAddress destination(ClientSession s) {
+        java.net.SocketAddress a = s.getConnectAddress();
+        if (a instanceof SshdSocketAddress sa) {
+            return sa;
+        }
+        if (a instanceof java.net.InetSocketAddress ia) {
+            return new SshdSocketAddress(ia.getHostString(), ia.getPort());
+        }
+        return null;
+    }
 
     @Override
     public IoWriteFuture sendKexInitRequest(Session session, Map<KexProposalOption, String> proposal, Buffer kexInit)
             throws Exception {
-        if (session.isServerSession() || session.setAttribute(CONSIDERED, Boolean.TRUE) != null) {
+        if (session.isServerSession() || session.setAttribute(CONSIDERED, Boolean.TRUE) != null
+                || session.getAttribute(PLANNED) == null) {
             return null;
         }
         String preferred = FirstKexGuess.first(proposal.get(KexProposalOption.ALGORITHMS));

@@ -16,7 +16,7 @@ import org.apache.sshd.common.kex.KeyExchangeFactory;
  * {@link #checkPostQuantumSupport()} turns that into a loud start-up failure.
  */
 public final class PqKex {
-    /** OpenSSH 10 order, then the classical fallback. */
+    /** The server's default: OpenSSH 10 order, then the classical fallback (client: KexInitDefaults.CLIENT_KEX). */
     public static final List<String> DEFAULT_ORDER = List.of(
             "mlkem768x25519-sha256",
             "sntrup761x25519-sha512",
@@ -80,11 +80,16 @@ public final class PqKex {
 
     /** Parses an OpenSSH-style list: {@code a,b}, {@code +a} (append), {@code -a} (remove), {@code ^a} (prepend). */
     public static List<String> parseList(String spec) {
+        return parseList(spec, DEFAULT_ORDER);
+    }
+
+    /** As {@link #parseList(String)}, with {@code defaults} as the list that {@code +}, {@code -} and {@code ^} edit. */
+    public static List<String> parseList(String spec, List<String> defaults) {
         if (spec == null || spec.isBlank()) {
-            return DEFAULT_ORDER;
+            return defaults;
         }
         String s = spec.trim();
-        List<String> base = new ArrayList<>(DEFAULT_ORDER);
+        List<String> base = new ArrayList<>(defaults);
         char op = s.charAt(0);
         List<String> items = new ArrayList<>();
         for (String p : (op == '+' || op == '-' || op == '^' ? s.substring(1) : s).split(",")) {

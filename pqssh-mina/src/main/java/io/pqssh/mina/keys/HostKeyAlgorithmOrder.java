@@ -81,10 +81,7 @@ public final class HostKeyAlgorithmOrder {
         List<NamedFactory<Signature>> classical = new ArrayList<>();
         List<NamedFactory<Signature>> rest = new ArrayList<>();
         for (NamedFactory<Signature> f : base) {
-            String canonical = KeyUtils.getCanonicalKeyType(f.getName());
-            boolean known = knownTypes.contains(f.getName()) || knownTypes.contains(canonical)
-                    || KeyUtils.getAllEquivalentKeyTypes(f.getName()).stream().anyMatch(knownTypes::contains);
-            if (!known) {
+            if (!isKnown(f.getName(), knownTypes)) {
                 rest.add(f);
             } else if (PqSignatureFactories.isPq(f.getName())) {
                 pq.add(f);
@@ -96,6 +93,12 @@ public final class HostKeyAlgorithmOrder {
         out.addAll(classical);
         out.addAll(rest);
         return List.copyOf(out);
+    }
+
+    /** {@code true} when a key of {@code knownTypes} can sign with {@code algorithm} (rsa-sha2-512 for ssh-rsa). */
+    public static boolean isKnown(String algorithm, Set<String> knownTypes) {
+        return knownTypes.contains(algorithm) || knownTypes.contains(KeyUtils.getCanonicalKeyType(algorithm))
+                || KeyUtils.getAllEquivalentKeyTypes(algorithm).stream().anyMatch(knownTypes::contains);
     }
 
     public static List<NamedFactory<Signature>> forHost(List<? extends NamedFactory<Signature>> base,

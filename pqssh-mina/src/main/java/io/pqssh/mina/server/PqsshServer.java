@@ -216,6 +216,12 @@ public final class PqsshServer implements AutoCloseable {
             io.pqssh.mina.keys.MinaPqKeys.ensureInstalled();
             SshServer sshd = ServerBuilder.builder().build();
             sshd.setSignatureFactories(io.pqssh.mina.keys.PqSignatureFactories.withPq(sshd.getSignatureFactories()));
+            // OpenSSH 10.5's ciphers; MACs without SHA-1; zlib@openssh.com only (after auth): KexInitDefaults
+            sshd.setCipherFactories(io.pqssh.mina.kex.KexInitDefaults.ciphers());
+            sshd.setMacFactories(io.pqssh.mina.kex.KexInitDefaults.macs());
+            sshd.setCompressionFactories(io.pqssh.mina.kex.KexInitDefaults.compression());
+            // "SSH-2.0-pqssh_0.1.0", not MINA's "SSH-2.0-APACHE-SSHD-2.20.0"
+            CoreModuleProperties.SERVER_IDENTIFICATION.set(sshd, io.pqssh.mina.PqsshVersion.softwareVersion());
             sshd.setHost(host);
             sshd.setPort(port);
             sshd.setKeyPairProvider(Objects.requireNonNull(hostKeys, "host keys"));
