@@ -43,7 +43,8 @@ import picocli.CommandLine.Parameters;
                 "RequirePostQuantumKex yes|no, WarnWeakCrypto yes|no, KEMAuthentication yes|no, IdentityKEMFile,",
                 "PreferredAuthentications, PasswordAuthentication yes|no, ConnectTimeout, Port, User,",
                 "NoneProbe yes|no (default no), PubkeySignDirectly yes|no (default no), GuessKex yes|no (default",
-                "yes: first_kex_packet_follows), EarlyChannelOpen yes|no (default no; pqssh servers only);",
+                "yes: first_kex_packet_follows when KexGuessCache shows it will be right), KexGuessCache FILE|none",
+                "(default pqssh_kex_cache beside known_hosts), EarlyChannelOpen yes|no (default no; pqssh servers only);",
                 "see docs/round-trips.md."})
 public final class SshCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "[user@]host", description = "Destination.")
@@ -93,6 +94,7 @@ public final class SshCommand implements Callable<Integer> {
         if (o.containsKey("guesskex")) {
             b.guessKex(yes(o.get("guesskex")));
         }
+        b.kexGuessCache(kexGuessCache(o));
         if (o.containsKey("pubkeysigndirectly")) {
             b.pubkeySignDirectly(yes(o.get("pubkeysigndirectly")));
         }
@@ -206,6 +208,20 @@ public final class SshCommand implements Callable<Integer> {
             }
         }
         return out;
+    }
+
+    /**
+     * The servers' last KEX and host key lists, for the first_kex_packet_follows guess: {@code KexGuessCache=FILE},
+     * {@code none}, or by default {@code pqssh_kex_cache} beside the known_hosts file (docs/round-trips.md).
+     */
+    private static io.pqssh.mina.kex.ServerProposalCache kexGuessCache(Map<String, String> o) {
+        String v = o.get("kexguesscache");
+        if (v != null && v.equalsIgnoreCase("none")) {
+            return io.pqssh.mina.kex.ServerProposalCache.none();
+        }
+        Path f = v != null ? Path.of(v.replaceFirst("^~", System.getProperty("user.home")))
+                : knownHostsFile(o).toAbsolutePath().resolveSibling("pqssh_kex_cache");
+        return io.pqssh.mina.kex.ServerProposalCache.file(f);
     }
 
     private static Path knownHostsFile(Map<String, String> o) {

@@ -111,7 +111,7 @@ class ScanLiveTest {
         assertEquals("mlkem768x25519-sha256", pq.classification().openssh10Negotiates());
         assertEquals("mlkem768x25519-sha256", pq.classification().pqsshNegotiates());
         assertTrue(pq.classification().pqKexOffered().contains("mlkem768x25519-sha256"));
-        assertTrue(pq.software().toUpperCase().contains("SSHD"), pq.software());
+        assertEquals(io.pqssh.mina.PqsshVersion.softwareVersion(), pq.software());
         ByteArrayBuffer buf = new ByteArrayBuffer();
         buf.putRawPublicKey(pqsshHostKey.getPublic());
         byte[] blob = buf.getCompactData();

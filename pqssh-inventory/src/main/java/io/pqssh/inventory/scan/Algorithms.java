@@ -25,8 +25,8 @@ public final class Algorithms {
             "diffie-hellman-group18-sha512",
             "diffie-hellman-group14-sha256");
 
-    /** What pqssh proposes. */
-    public static final List<String> PQSSH_KEX = PqKex.DEFAULT_ORDER;
+    /** What pqssh's client proposes. */
+    public static final List<String> PQSSH_KEX = io.pqssh.mina.kex.KexInitDefaults.CLIENT_KEX;
 
     public static final String STRICT_KEX_SERVER = "kex-strict-s-v00@openssh.com";
 

@@ -25,6 +25,13 @@ import io.pqssh.mina.client.PqsshClient;
  * {@code ERR message}. Keys are made before the clock starts.
  */
 public final class LabClient {
+    /**
+     * The servers' last KEXINITs, kept across this agent's logins like {@code pqssh ssh}'s file beside known_hosts:
+     * the first login to a server does not guess the first KEX packet, later ones guess right.
+     */
+    private static final io.pqssh.mina.kex.ServerProposalCache KEX_GUESS_CACHE =
+            io.pqssh.mina.kex.ServerProposalCache.inMemory();
+
     private LabClient() {
     }
 
@@ -57,7 +64,7 @@ public final class LabClient {
     static String run(String host, int port, List<String> kex, String hostKey, String auth, String user,
             java.nio.file.Path keyFile) throws Exception {
         PqsshClient.Builder b = PqsshClient.builder().serverKeyVerifier(AcceptAllServerKeyVerifier.INSTANCE)
-                .warningSink(w -> { }).kex(kex).timeout(Duration.ofSeconds(60));
+                .warningSink(w -> { }).kex(kex).timeout(Duration.ofSeconds(60)).kexGuessCache(KEX_GUESS_CACHE);
         Credentials cred = keyFile == null ? Credentials.of(auth)
                 : new Credentials(List.of("publickey"), io.pqssh.mina.keys.PqKeyPairs.load(keyFile, null), null, false);
         b.preferredAuthentications(cred.methods);
