@@ -1,17 +1,20 @@
 package io.pqssh.cli;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyPair;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
-import org.apache.sshd.common.config.keys.KeyUtils;
-import org.apache.sshd.common.config.keys.writer.openssh.OpenSSHKeyPairResourceWriter;
 import org.apache.sshd.common.keyprovider.KeyPairProvider;
 
+import io.pqssh.cli.server.DefaultHostKey;
+import io.pqssh.cli.server.PidFile;
 import io.pqssh.core.keys.KeyFilePermissions;
 import io.pqssh.mina.auth.KemServerSettings;
 import io.pqssh.mina.server.FileKeyAuthorizers;
@@ -21,13 +24,19 @@ import io.pqssh.mina.server.ServerConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code pqssh server}: an SSH server configured with sshd_config keywords. */
+/**
+ * {@code pqssh server}: an SSH server configured with sshd_config keywords. Runs in the foreground (a JVM cannot
+ * fork; run it under systemd or with {@code &}), reloads its configuration and keys on SIGHUP without dropping open
+ * sessions, writes {@code PidFile}. See docs/server-config.md.
+ */
 @Command(name = "server", mixinStandardHelpOptions = true,
         description = {"Run an SSH server with KEM user authentication and post-quantum key exchange.",
-                "Keywords (file or -o): Port, ListenAddress, HostKey, AuthorizedKeysFile, AuthorizedKEMKeysFile,",
-                "KEMAuthentication, KEMAuthAlgorithms, AuthenticationMethods, PubkeyAuthentication,",
-                "PasswordAuthentication, PasswordFile, KexAlgorithms, RequirePostQuantumKex, MaxAuthTries,",
-                "LoginGraceTime, MaxPendingKEMChallenges, Subsystem sftp."})
+                "Keywords (file or -o): Port, ListenAddress, HostKey, PidFile, AuthorizedKeysFile,",
+                "AuthorizedKEMKeysFile, KEMAuthentication, KEMAuthAlgorithms, AuthenticationMethods,",
+                "PubkeyAuthentication, PasswordAuthentication, PasswordFile, KexAlgorithms, RequirePostQuantumKex,",
+                "MaxAuthTries, LoginGraceTime, MaxPendingKEMChallenges, Subsystem sftp.",
+                "Without HostKey: /etc/pqssh/ssh_host_ed25519_key (root) or ~/.config/pqssh/ (others).",
+                "SIGHUP re-reads the configuration and keys; open sessions stay."})
 public final class ServerCommand implements Callable<Integer> {
     @Option(names = {"-f", "--config"}, description = "Configuration file (sshd_config syntax).")
     Path config;
@@ -41,8 +50,51 @@ public final class ServerCommand implements Callable<Integer> {
     @Option(names = "--port-file", description = "Write the bound port to this file once listening.")
     Path portFile;
 
+    @Option(names = "-D", description = "Do not detach (the default: pqssh server always stays in the"
+            + " foreground; accepted for sshd compatibility).")
+    boolean foreground;
+
+    @Option(names = "-d", description = "Debug logging (SLF4J level debug) on stderr.")
+    boolean debug;
+
+    private PqsshServer current;
+    private ServerConfig currentConfig;
+    private final List<PqsshServer> draining = new ArrayList<>();
+
     @Override
     public Integer call() throws Exception {
+        if (debug) {
+            // read by slf4j-simple when the first logger is made, which is after this point
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "debug");
+        }
+        currentConfig = loadConfig();
+        current = start(currentConfig);
+        System.err.println("pqssh server listening on " + currentConfig.listenAddress + ":" + current.port());
+        writePortFile();
+        PidFile pid = currentConfig.pidFile != null ? PidFile.write(currentConfig.pidFile) : null;
+        CountDownLatch stop = new CountDownLatch(1);
+        ScheduledExecutorService control = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "pqssh-server-control");
+            t.setDaemon(true);
+            return t;
+        });
+        control.scheduleWithFixedDelay(this::closeDrained, 2, 2, TimeUnit.SECONDS);
+        HangupSignal.install(() -> control.execute(this::reload));
+        // the JVM exits once shutdown hooks end, so the cleanup happens in the hook, not after stop.await()
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            control.shutdownNow();
+            closeAll();
+            if (pid != null) {
+                pid.close();
+            }
+            stop.countDown();
+        }, "pqssh-server-shutdown"));
+        stop.await();
+        return 0;
+    }
+
+    /** Command-line values first (first value wins, as in sshd), then the file fills in the rest. */
+    private ServerConfig loadConfig() throws Exception {
         ServerConfig c = new ServerConfig();
         for (String o : options) {
             c.apply(o, "-o " + o);
@@ -51,12 +103,15 @@ public final class ServerCommand implements Callable<Integer> {
             c.apply("Port " + port, "-p");
         }
         if (config != null) {
-            // command-line values were applied first and win (first value wins), then the file fills the rest
             List<String> lines = Files.readAllLines(config);
             for (int i = 0; i < lines.size(); i++) {
                 c.apply(lines.get(i), config + ":" + (i + 1));
             }
         }
+        return c;
+    }
+
+    private static PqsshServer start(ServerConfig c) throws Exception {
         PqsshServer.Builder b = PqsshServer.builder().host(c.listenAddress).port(c.port)
                 .hostKeys(hostKeys(c.hostKeys)).kex(c.kexAlgorithms).requirePostQuantumKex(c.requirePostQuantumKex)
                 .authenticationMethods(c.authenticationMethods).maxAuthTries(c.maxAuthTries)
@@ -79,35 +134,125 @@ public final class ServerCommand implements Callable<Integer> {
             }
             b.password(new PasswordFile(c.passwordFile));
         }
-        try (PqsshServer server = b.start()) {
-            System.err.println("pqssh server listening on " + c.listenAddress + ":" + server.port());
-            if (portFile != null) {
-                Files.writeString(portFile, server.port() + "\n");
+        return b.start();
+    }
+
+    /**
+     * SIGHUP: re-reads the configuration and host keys. A configuration that does not load leaves the running
+     * server as it is; otherwise the old server stops listening (its sessions go on, and it is closed once they
+     * have ended) and a new one takes the port. If the new one cannot start, the old configuration is started again.
+     */
+    synchronized void reload() {
+        System.err.println("pqssh server: SIGHUP: reloading " + (config != null ? config : "the configuration"));
+        ServerConfig next;
+        try {
+            next = loadConfig();
+            if (next.port == 0) {
+                next.port = current.port(); // a random port stays the same across reloads
             }
-            CountDownLatch stop = new CountDownLatch(1);
-            Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
-            stop.await();
+            hostKeys(next.hostKeys); // key files are checked before the running server is touched
+        } catch (Exception e) {
+            System.err.println("pqssh server: reload failed, keeping the running configuration: "
+                    + Errors.describe(e));
+            return;
         }
-        return 0;
+        PqsshServer old = current;
+        old.stopListening();
+        try {
+            current = start(next);
+            currentConfig = next;
+        } catch (Exception e) {
+            System.err.println("pqssh server: cannot start with the new configuration (" + Errors.describe(e)
+                    + "); starting the previous one again");
+            try {
+                ServerConfig previous = currentConfig;
+                previous.port = old.port();
+                current = start(previous);
+            } catch (Exception e2) {
+                System.err.println("pqssh server: cannot listen any more: " + Errors.describe(e2));
+                current = old;
+                return;
+            }
+        }
+        draining.add(old);
+        System.err.println("pqssh server: reloaded; listening on " + currentConfig.listenAddress + ":"
+                + current.port() + " (" + old.activeSessions() + " open sessions stay on the previous configuration)");
+        try {
+            writePortFile();
+        } catch (IOException e) {
+            System.err.println("pqssh server: cannot write the port file: " + e.getMessage());
+        }
+        closeDrained();
+    }
+
+    private synchronized void closeAll() {
+        for (PqsshServer s : draining) {
+            closeQuietly(s);
+        }
+        draining.clear();
+        closeQuietly(current);
+    }
+
+    private static void closeQuietly(PqsshServer s) {
+        try {
+            s.close();
+        } catch (IOException e) {
+            System.err.println("pqssh server: " + e.getMessage());
+        }
+    }
+
+    private synchronized void closeDrained() {
+        draining.removeIf(s -> {
+            if (s.activeSessions() > 0) {
+                return false;
+            }
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // nothing left to do for a server without sessions
+            }
+            return true;
+        });
+    }
+
+    private void writePortFile() throws IOException {
+        if (portFile != null) {
+            Files.writeString(portFile, current.port() + "\n");
+        }
     }
 
     private static KeyPairProvider hostKeys(List<Path> files) throws Exception {
         List<Path> keys = new ArrayList<>(files);
         if (keys.isEmpty()) {
-            Path def = Path.of("pqssh_host_ed25519_key");
-            if (!Files.exists(def)) {
-                KeyPair kp = KeyUtils.generateKeyPair("ssh-ed25519", 256);
-                java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-                OpenSSHKeyPairResourceWriter.INSTANCE.writePrivateKey(kp, "pqssh host key", null, out);
-                KeyFilePermissions.writePrivateKeyFile(def, out.toByteArray());
-                System.err.println("pqssh server: generated host key " + def.toAbsolutePath());
-            }
-            keys.add(def);
+            DefaultHostKey.Location def = DefaultHostKey.ensure(DefaultHostKey.directory());
+            System.err.println(def.describe());
+            keys.add(def.file());
         }
         for (Path k : keys) {
+            if (!Files.exists(k)) {
+                throw new IllegalArgumentException("HostKey " + k + ": no such file");
+            }
             KeyFilePermissions.checkPrivateKeyFile(k);
         }
         // every type: PQ signature keys through pqssh, Ed25519/RSA/ECDSA (ssh-keygen files) through MINA
         return io.pqssh.mina.keys.PqKeyPairProvider.fromFiles(keys, null);
+    }
+
+    /**
+     * SIGHUP through {@code sun.misc.Signal} (module jdk.unsupported, exported on purpose for such uses by JEP 260;
+     * the JDK has no supported API for it, and {@code jdk.internal.misc.Signal} is closed). On a JVM without it the
+     * server runs without reload and says so.
+     */
+    static final class HangupSignal {
+        private HangupSignal() {
+        }
+
+        static void install(Runnable action) {
+            try {
+                sun.misc.Signal.handle(new sun.misc.Signal("HUP"), s -> action.run());
+            } catch (IllegalArgumentException | LinkageError e) {
+                System.err.println("pqssh server: SIGHUP reload unavailable: " + e);
+            }
+        }
     }
 }

@@ -62,9 +62,31 @@ public final class PqsshServer implements AutoCloseable {
         return kemSettings == null ? 0 : kemSettings.limiter().pending();
     }
 
+    /**
+     * Stops accepting connections; sessions already open go on until they end or {@link #close()} ends them. A
+     * reload (SIGHUP) uses it to hand the port to a newly configured server without cutting anyone off.
+     */
+    public void stopListening() {
+        ((ListeningSshServer) sshd).unbindAll();
+    }
+
+    /** Sessions open right now (pre-auth included). */
+    public int activeSessions() {
+        return sshd.getActiveSessions().size();
+    }
+
     @Override
     public void close() throws IOException {
         sshd.stop(true);
+    }
+
+    /** MINA's server with access to its own acceptor, so that listening can stop before the sessions do. */
+    static final class ListeningSshServer extends SshServer {
+        void unbindAll() {
+            if (acceptor != null) {
+                acceptor.unbind();
+            }
+        }
     }
 
     public static final class Builder {
@@ -214,7 +236,7 @@ public final class PqsshServer implements AutoCloseable {
         public PqsshServer start() throws IOException {
             PqKex.checkPostQuantumSupport();
             io.pqssh.mina.keys.MinaPqKeys.ensureInstalled();
-            SshServer sshd = ServerBuilder.builder().build();
+            SshServer sshd = ServerBuilder.builder().factory(ListeningSshServer::new).build();
             sshd.setSignatureFactories(io.pqssh.mina.keys.PqSignatureFactories.withPq(sshd.getSignatureFactories()));
             // OpenSSH 10.5's ciphers; MACs without SHA-1; zlib@openssh.com only (after auth): KexInitDefaults
             sshd.setCipherFactories(io.pqssh.mina.kex.KexInitDefaults.ciphers());

@@ -39,6 +39,8 @@ public final class ServerConfig {
     public boolean sftp = true;
     /** {@code Subsystem sftp PATH}: the sftp-server sessions run (null: OpenSSH's, wherever it is installed). */
     public String sftpServer;
+    /** {@code PidFile}: where {@code pqssh server} writes its process id once listening; null (default) or none: nowhere. */
+    public Path pidFile;
     /** sshd's StrictModes for authorized files (see {@link UserPaths#strictModesRefusal}). */
     public boolean strictModes = true;
     /** MaxStartups, PerSourceMaxStartups, PerSourceConnectRate, MaxPreauthPacketSize. */
@@ -79,6 +81,7 @@ public final class ServerConfig {
                 case "port" -> port = parsePort(value);
                 case "listenaddress" -> listenAddress = value;
                 case "hostkey" -> hostKeys.add(Path.of(value));
+                case "pidfile" -> pidFile = value.equalsIgnoreCase("none") ? null : Path.of(value);
                 case "authorizedkeysfile" -> authorizedKeysFile = value;
                 case "authorizedkemkeysfile" -> authorizedKemKeysFile = value;
                 case "kemauthentication" -> kemAuthentication = yesNo(value);
