@@ -3,7 +3,6 @@ package io.pqssh.mina.server.session;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 import org.apache.sshd.server.Environment;
@@ -15,10 +14,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.pqssh.mina.server.login.Account;
-import io.pqssh.mina.server.login.AdmittingUserAuthFactory;
-import io.pqssh.mina.server.login.KeyRestrictions;
-import io.pqssh.mina.server.login.LoginPolicy;
-import io.pqssh.mina.server.login.ProcessIdentity;
 
 /**
  * One session's process, run as the login's account ({@link SessionLaunch}): the command of an exec or subsystem
@@ -57,22 +52,9 @@ final class UserProcessShell implements InvertedShell {
         this.channel = channel;
         ServerSession s = channel.getServerSession();
         this.session = s;
-        LoginPolicy policy = AdmittingUserAuthFactory.policy(s);
-        Account account = AdmittingUserAuthFactory.account(s)
-                .orElseThrow(() -> new IOException("no account for user " + s.getUsername()));
-        boolean switchUid = policy != null && policy.switchesUsers()
-                && account.uid() != ProcessIdentity.current().uid();
-        if (switchUid && !SessionLaunch.canSwitchUsers()) {
-            throw new IOException(SessionLaunch.SETPRIV + " (util-linux) is missing: cannot run a session as "
-                    + account.name());
-        }
-        Map<String, String> extra = new LinkedHashMap<>();
-        String original = env.getEnv().get(PqsshChannelSession.ORIGINAL_COMMAND);
-        if (original != null && KeyRestrictions.of(s).forcedCommand().isPresent()) {
-            extra.put(PqsshChannelSession.ORIGINAL_COMMAND, original);
-        }
-        SessionLaunch launch = SessionLaunch.of(account, switchUid, command, s.getClientAddress(),
-                s.getIoSession().getLocalAddress(), extra);
+        SessionTarget target = SessionTarget.of(channel);
+        Account account = target.account();
+        SessionLaunch launch = target.launch(channel, env, command, Map.of());
         ProcessBuilder pb = new ProcessBuilder(launch.argv()).directory(launch.directory().toFile());
         pb.environment().clear();
         pb.environment().putAll(launch.env());
@@ -86,15 +68,9 @@ final class UserProcessShell implements InvertedShell {
         if (p == null || !p.isAlive() || signal == Signal.WINCH) {
             return;
         }
-        try {
-            // the process is the user's shell (setpriv and bash -c exec it in place), so its pid is the one
-            new ProcessBuilder("/bin/kill", "-s", signal.name(), Long.toString(p.pid()))
-                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start()
-                    .waitFor();
-        } catch (IOException e) {
-            LOG.warn("cannot forward signal {} to pid {}: {}", signal, p.pid(), e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        // the process is the user's shell (setpriv and bash -c exec it in place), so its pid is the one
+        if (!Termios.kill(p.pid(), signal.getNumeric())) {
+            LOG.debug("signal {} to pid {}: no such process", signal, p.pid());
         }
     }
 

@@ -28,11 +28,12 @@ public final class UserSessions {
     }
 
     public static CommandFactory commands() {
-        return (ChannelSession channel, String command) -> wrap(new UserProcessShell(command));
+        return (ChannelSession channel, String command) -> withPty(channel)
+                ? new PtySession(command) : wrap(new UserProcessShell(command));
     }
 
     public static ShellFactory shells() {
-        return channel -> wrap(new UserProcessShell(null));
+        return channel -> withPty(channel) ? new PtySession(null) : wrap(new UserProcessShell(null));
     }
 
     /** The sftp subsystem running {@code sftpServer} as the user. */
@@ -53,6 +54,10 @@ public final class UserSessions {
     /** The first installed OpenSSH sftp-server, if any. */
     public static Optional<String> findSftpServer() {
         return SFTP_SERVER_PATHS.stream().filter(p -> Files.isExecutable(Path.of(p))).findFirst();
+    }
+
+    private static boolean withPty(ChannelSession channel) {
+        return channel instanceof PqsshChannelSession pc && pc.ptyRequested();
     }
 
     private static Command wrap(UserProcessShell shell) {

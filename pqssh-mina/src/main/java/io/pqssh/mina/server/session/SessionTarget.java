@@ -1,0 +1,44 @@
+package io.pqssh.mina.server.session;
+
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.apache.sshd.server.Environment;
+import org.apache.sshd.server.channel.ChannelSession;
+import org.apache.sshd.server.session.ServerSession;
+
+import io.pqssh.mina.server.login.Account;
+import io.pqssh.mina.server.login.AdmittingUserAuthFactory;
+import io.pqssh.mina.server.login.KeyRestrictions;
+import io.pqssh.mina.server.login.LoginPolicy;
+import io.pqssh.mina.server.login.ProcessIdentity;
+
+/** The account a channel's process runs as, and whether starting it means switching uid. */
+record SessionTarget(Account account, boolean switchUid) {
+    static SessionTarget of(ChannelSession channel) throws IOException {
+        ServerSession s = channel.getServerSession();
+        LoginPolicy policy = AdmittingUserAuthFactory.policy(s);
+        Account account = AdmittingUserAuthFactory.account(s)
+                .orElseThrow(() -> new IOException("no account for user " + s.getUsername()));
+        boolean switchUid = policy != null && policy.switchesUsers()
+                && account.uid() != ProcessIdentity.current().uid();
+        if (switchUid && !SessionLaunch.canSwitchUsers()) {
+            throw new IOException(SessionLaunch.SETPRIV + " (util-linux) is missing: cannot run a session as "
+                    + account.name());
+        }
+        return new SessionTarget(account, switchUid);
+    }
+
+    /** The launch for {@code command} (null: login shell) with the channel's forced-command variable, plus more. */
+    SessionLaunch launch(ChannelSession channel, Environment env, String command, Map<String, String> more) {
+        ServerSession s = channel.getServerSession();
+        Map<String, String> extra = new LinkedHashMap<>(more);
+        String original = env.getEnv().get(PqsshChannelSession.ORIGINAL_COMMAND);
+        if (original != null && KeyRestrictions.of(s).forcedCommand().isPresent()) {
+            extra.put(PqsshChannelSession.ORIGINAL_COMMAND, original);
+        }
+        return SessionLaunch.of(account, switchUid, command, s.getClientAddress(),
+                s.getIoSession().getLocalAddress(), extra);
+    }
+}
