@@ -64,7 +64,7 @@ class OpenSshClientToPqsshServerTest {
 
     private PqsshServer startServer(boolean requirePq) throws Exception {
         FileKeyAuthorizers auth = new FileKeyAuthorizers(authorizedKeys.toAbsolutePath().toString(), "none");
-        PqsshServer s = PqsshServer.builder().host("127.0.0.1").port(0)
+        PqsshServer s = PqsshServer.builder().systemShell().sftp(true).host("127.0.0.1").port(0)
                 .hostKeys(new FileKeyPairProvider(hostKey)).requirePostQuantumKex(requirePq)
                 .publickey(auth.publickey())
                 .kem(KemServerSettings.builder().authorizer(auth.kem()).build())

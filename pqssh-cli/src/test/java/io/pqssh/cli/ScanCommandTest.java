@@ -58,9 +58,10 @@ class ScanCommandTest {
 
     @BeforeAll
     static void servers() throws Exception {
-        pq = PqsshServer.builder().host("127.0.0.1").port(0).hostKeys(KeyPairProvider.wrap(
+        pq = PqsshServer.builder().systemShell().sftp(true).host("127.0.0.1").port(0).hostKeys(KeyPairProvider.wrap(
                 KeyUtils.generateKeyPair("ssh-ed25519", 256))).password((u, p, s) -> false).start();
-        classical = PqsshServer.builder().host("127.0.0.1").port(0).hostKeys(KeyPairProvider.wrap(
+        classical = PqsshServer.builder().systemShell().sftp(true)
+                .host("127.0.0.1").port(0).hostKeys(KeyPairProvider.wrap(
                 KeyUtils.generateKeyPair("ssh-ed25519", 256))).password((u, p, s) -> false)
                 .kex(List.of("curve25519-sha256")).start();
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {

@@ -28,7 +28,7 @@ public final class LoopbackServers {
     }
 
     public static PqsshServer pqsshServer(KeyPair... hostKeys) throws IOException {
-        return PqsshServer.builder().host("127.0.0.1").port(0)
+        return PqsshServer.builder().systemShell().sftp(true).host("127.0.0.1").port(0)
                 .hostKeys(io.pqssh.mina.keys.PqKeyPairProvider.of(List.of(hostKeys)))
                 .password((u, p, s) -> false).start();
     }

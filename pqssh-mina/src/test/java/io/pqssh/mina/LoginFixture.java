@@ -38,7 +38,8 @@ final class LoginFixture {
     }
 
     static PqsshServer.Builder server() {
-        return PqsshServer.builder().host("127.0.0.1").port(0).hostKeys(KeyPairProvider.wrap(HOST_KEY));
+        return PqsshServer.builder().systemShell().sftp(true)
+                .host("127.0.0.1").port(0).hostKeys(KeyPairProvider.wrap(HOST_KEY));
     }
 
     static PqsshClient.Builder client() {

@@ -100,7 +100,7 @@ public final class DemoCommand implements Callable<Integer> {
         cases.add(new Case("publickey", "ssh-ed25519", "publickey", null, userEd, null));
         cases.add(new Case("password", "password", "password", null, null, password));
         for (Case c : cases) {
-            try (PqsshServer server = PqsshServer.builder().host("127.0.0.1").port(0)
+            try (PqsshServer server = PqsshServer.builder().systemShell().sftp(true).host("127.0.0.1").port(0)
                     .hostKeys(KeyPairProvider.wrap(hostKey)).kem(kemSettings).kex(List.of(kex))
                     .publickey((u, key, s) -> "demo".equals(u) && KeyUtils.compareKeys(key, userEd.getPublic()))
                     .password((u, p, s) -> "demo".equals(u) && password.equals(p))

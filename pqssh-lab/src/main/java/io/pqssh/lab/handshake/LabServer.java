@@ -43,7 +43,7 @@ public final class LabServer {
                 String methods = p.length > 2 ? p[2] : "any";
                 KemServerSettings kem = KemServerSettings.builder().allowedAlgorithms(EnumSet.allOf(KemAlgorithm.class))
                         .authorizer((user, cred, addr) -> USER.equals(user)).build();
-                PqsshServer s = PqsshServer.builder().host(listen).port(0)
+                PqsshServer s = PqsshServer.builder().systemShell().host(listen).port(0)
                         .hostKeys(PqKeyPairProvider.of(List.of(LabKeys.signature(p[0]))))
                         .kex(List.of(p[1].split(",")))
                         .kem(kem)

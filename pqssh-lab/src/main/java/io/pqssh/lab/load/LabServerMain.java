@@ -30,7 +30,8 @@ public final class LabServerMain {
             System.exit(2);
         }
         ServerConfig c = ServerConfig.load(Path.of(args[0]));
-        PqsshServer.Builder b = PqsshServer.builder().host(c.listenAddress).port(c.port).hostKeyFiles(c.hostKeys)
+        PqsshServer.Builder b = PqsshServer.builder().systemShell()
+                .host(c.listenAddress).port(c.port).hostKeyFiles(c.hostKeys)
                 .kex(c.kexAlgorithms).requirePostQuantumKex(c.requirePostQuantumKex)
                 .authenticationMethods(c.authenticationMethods).maxAuthTries(c.maxAuthTries)
                 .loginGraceTime(c.loginGraceTime).sftp(c.sftp);

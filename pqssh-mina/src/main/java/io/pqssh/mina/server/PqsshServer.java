@@ -27,8 +27,12 @@ import io.pqssh.mina.kex.PostQuantumKexPolicy;
 import io.pqssh.mina.kex.PqKex;
 
 /**
- * A MINA SSHD server set up the pqssh way: OpenSSH 10 KEX order, the KEM methods beside publickey and password,
- * exec through {@code /bin/sh -c}, an interactive shell, SCP and SFTP.
+ * A MINA SSHD server set up the pqssh way: OpenSSH 10 KEX order, the KEM methods beside publickey and password.
+ * Sessions get only what the builder is given: the application's {@link Builder#commandFactory} and
+ * {@link Builder#shellFactory}, or the operating system's as the JVM's user ({@link Builder#systemShell}: exec
+ * through {@code /bin/sh -c}, SCP and an interactive shell), or the login's system account
+ * ({@link Builder#logins}, what {@code pqssh server} uses), and SFTP only with {@link Builder#sftp}. Without them an
+ * exec, shell or subsystem request is refused.
  */
 public final class PqsshServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PqsshServer.class);
@@ -103,7 +107,9 @@ public final class PqsshServer implements AutoCloseable {
         private boolean requirePqKex;
         private int maxAuthTries = 6;
         private Duration loginGraceTime = Duration.ofSeconds(120);
-        private boolean sftp = true;
+        private boolean sftp;
+        private org.apache.sshd.server.command.CommandFactory commandFactory;
+        private org.apache.sshd.server.shell.ShellFactory shellFactory;
         private io.pqssh.mina.server.login.LoginPolicy logins;
         private String sftpServer;
         private PreAuthLimits.Settings preAuth;
@@ -213,9 +219,9 @@ public final class PqsshServer implements AutoCloseable {
          * Logins as system accounts (what {@code pqssh server} uses): the policy refuses unknown, locked and
          * nologin accounts at authentication, and every session (exec, shell, sftp, legacy scp) runs as the
          * login's account through its login shell ({@code io.pqssh.mina.server.session.UserSessions}); see
-         * {@code LoginPolicy.forThisProcess()}. Without it (null, the default for embedding) user names are the
-         * authenticators' business and sessions run as the server's own user: exec through {@code /bin/sh -c},
-         * MINA's in-process SCP and SFTP.
+         * {@code LoginPolicy.forThisProcess()}. It replaces {@link #commandFactory},
+         * {@link #shellFactory} and {@link #systemShell}. Without it (null, the default for embedding) user names
+         * are the authenticators' business and sessions get what those give.
          */
         public Builder logins(io.pqssh.mina.server.login.LoginPolicy policy) {
             this.logins = policy;
@@ -228,8 +234,34 @@ public final class PqsshServer implements AutoCloseable {
             return this;
         }
 
+        /** SFTP (default off): as the JVM's user, or under {@link #logins} as the login's account. */
         public Builder sftp(boolean enabled) {
             this.sftp = enabled;
+            return this;
+        }
+
+        /** The application's handler of exec requests (default: none, exec is refused). */
+        public Builder commandFactory(org.apache.sshd.server.command.CommandFactory factory) {
+            this.commandFactory = factory;
+            return this;
+        }
+
+        /** The application's interactive shell (default: none, a shell request is refused). */
+        public Builder shellFactory(org.apache.sshd.server.shell.ShellFactory factory) {
+            this.shellFactory = factory;
+            return this;
+        }
+
+        /**
+         * The operating system's shell as the JVM's user: exec through {@code /bin/sh -c} (legacy {@code scp -t|-f}
+         * through MINA's SCP) and an interactive {@code /bin/sh}; what {@code pqssh server} offers.
+         */
+        public Builder systemShell() {
+            // scp -O (legacy SCP protocol) runs "scp -t|-f ..." as an exec command: MINA's SCP; the rest via /bin/sh
+            this.commandFactory = new org.apache.sshd.scp.server.ScpCommandFactory.Builder()
+                    .withDelegate(ShellCommandFactory.INSTANCE).withReceiveBufferSize(64 * 1024)
+                    .withSendBufferSize(64 * 1024).build();
+            this.shellFactory = InteractiveProcessShellFactory.INSTANCE;
             return this;
         }
 
@@ -307,13 +339,10 @@ public final class PqsshServer implements AutoCloseable {
             if (logins != null) {
                 installUserSessions(sshd);
             } else {
-                // scp -O (legacy SCP protocol) runs "scp -t|-f ..." as an exec command: MINA's SCP; the rest via /bin/sh
-                sshd.setCommandFactory(new org.apache.sshd.scp.server.ScpCommandFactory.Builder()
-                        .withDelegate(ShellCommandFactory.INSTANCE).withReceiveBufferSize(64 * 1024)
-                        .withSendBufferSize(64 * 1024).build());
+                sshd.setCommandFactory(commandFactory);
                 // MINA's SCP opens received files with SYNC (one disk flush per 8 KiB write); OpenSSH's scp does not
                 org.apache.sshd.scp.ScpModuleProperties.PROP_AUTO_SYNC_FILE_ON_WRITE.set(sshd, false);
-                sshd.setShellFactory(InteractiveProcessShellFactory.INSTANCE);
+                sshd.setShellFactory(shellFactory);
                 if (sftp) {
                     sshd.setSubsystemFactories(List.of(new SftpSubsystemFactory()));
                 }

@@ -47,7 +47,8 @@ class EarlyExecTest {
 
 
     private static PqsshServer.Builder server() {
-        return PqsshServer.builder().host("127.0.0.1").port(0).hostKeys(KeyPairProvider.wrap(HOST))
+        return PqsshServer.builder().systemShell().sftp(true)
+                .host("127.0.0.1").port(0).hostKeys(KeyPairProvider.wrap(HOST))
                 .kem(KemServerSettings.builder()
                         .authorizer((u, c, a) -> "alice".equals(u) && c.samePublicKey(KEM.publicKey())).build())
                 .publickey((u, k, s) -> k.equals(USER.getPublic()));

@@ -52,7 +52,8 @@ final class DrillServer implements AutoCloseable {
         KemServerSettings kem = KemServerSettings.builder()
                 .authorizer((user, cred, addr) -> "alice".equals(user) && cred.samePublicKey(pk))
                 .maxPending(1024, 32).build();
-        server = PqsshServer.builder().host("127.0.0.1").port(0).hostKeys(KeyPairProvider.wrap(hostKey()))
+        server = PqsshServer.builder().systemShell().sftp(true)
+                .host("127.0.0.1").port(0).hostKeys(KeyPairProvider.wrap(hostKey()))
                 .kem(kem).loginGraceTime(loginGraceTime).preAuthLimits(settings).start();
         limits = PreAuthLimits.of(server.sshd()).orElseThrow();
     }

@@ -37,7 +37,8 @@ class FirstKexGuessTest {
 
 
     private static PqsshServer.Builder server() {
-        return PqsshServer.builder().host("127.0.0.1").port(0).hostKeys(KeyPairProvider.wrap(HOST))
+        return PqsshServer.builder().systemShell().sftp(true)
+                .host("127.0.0.1").port(0).hostKeys(KeyPairProvider.wrap(HOST))
                 .publickey((u, k, s) -> k.equals(USER.getPublic()));
     }
 
@@ -119,7 +120,7 @@ class FirstKexGuessTest {
     void otherHostKeyFirstOnTheServerIsGuessedOnlyWhenKnownHostsHoldsThatKey(@TempDir Path dir) throws Exception {
         KeyPair ecdsa = TestKeys.generate("ecdsa-sha2-nistp256", 256);
         // the server lists ecdsa first; OpenSSH's client order (and pqssh's) prefers ssh-ed25519
-        try (PqsshServer srv = PqsshServer.builder().host("127.0.0.1").port(0)
+        try (PqsshServer srv = PqsshServer.builder().systemShell().sftp(true).host("127.0.0.1").port(0)
                 .hostKeys(KeyPairProvider.wrap(ecdsa, HOST)).publickey((u, k, s) -> k.equals(USER.getPublic()))
                 .start()) {
             PqsshClient.Builder b = client();

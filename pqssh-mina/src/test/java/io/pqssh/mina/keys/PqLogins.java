@@ -78,7 +78,7 @@ final class PqLogins {
     }
 
     static PqsshServer.Builder server() {
-        return PqsshServer.builder().host("127.0.0.1").port(0).sftp(false);
+        return PqsshServer.builder().systemShell().host("127.0.0.1").port(0).sftp(false);
     }
 
     static String causes(Throwable t) {

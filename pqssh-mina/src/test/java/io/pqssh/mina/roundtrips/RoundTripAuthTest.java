@@ -73,7 +73,8 @@ class RoundTripAuthTest {
     }
 
     static PqsshServer.Builder server() {
-        return PqsshServer.builder().host("127.0.0.1").port(0).hostKeys(KeyPairProvider.wrap(HOST));
+        return PqsshServer.builder().systemShell().sftp(true)
+                .host("127.0.0.1").port(0).hostKeys(KeyPairProvider.wrap(HOST));
     }
 
     static PqsshClient.Builder client() {

@@ -44,7 +44,7 @@ public final class TraceLoginMain {
                     return c;
                 }).build();
         List<String> secrets = new ArrayList<>();
-        try (PqsshServer srv = PqsshServer.builder().host("127.0.0.1").port(0)
+        try (PqsshServer srv = PqsshServer.builder().systemShell().sftp(true).host("127.0.0.1").port(0)
                 .hostKeys(KeyPairProvider.wrap(KeyUtils.generateKeyPair("ssh-ed25519", 256))).kem(kem).start();
                 PqsshClient cli = PqsshClient.builder().serverKeyVerifier(AcceptAllServerKeyVerifier.INSTANCE)
                         .warningSink(w -> { }).kemIdentity(KemClientIdentity.of(key)).start();

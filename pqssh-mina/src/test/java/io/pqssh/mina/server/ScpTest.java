@@ -90,7 +90,8 @@ class ScpTest {
         Path authorizedKeys = dir.resolve("authorized_keys");
         Files.writeString(authorizedKeys, Files.readString(pub(userKey)));
         FileKeyAuthorizers auth = new FileKeyAuthorizers(authorizedKeys.toAbsolutePath().toString(), "none");
-        server = PqsshServer.builder().host("127.0.0.1").port(0).hostKeys(new FileKeyPairProvider(hostKey))
+        server = PqsshServer.builder().systemShell().sftp(true)
+                .host("127.0.0.1").port(0).hostKeys(new FileKeyPairProvider(hostKey))
                 .publickey(auth.publickey()).start();
         if (!(server.sshd().getCommandFactory() instanceof ScpCommandFactory scp)) {
             throw new AssertionError("command factory is " + server.sshd().getCommandFactory()

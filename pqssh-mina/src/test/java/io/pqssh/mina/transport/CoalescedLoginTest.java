@@ -87,7 +87,8 @@ class CoalescedLoginTest {
     }
 
     private static PqsshServer server(boolean coalesce, PreAuthWriteCounter counter) throws IOException {
-        return PqsshServer.builder().host("127.0.0.1").port(0).hostKeys(KeyPairProvider.wrap(HOST))
+        return PqsshServer.builder().systemShell().sftp(true)
+                .host("127.0.0.1").port(0).hostKeys(KeyPairProvider.wrap(HOST))
                 .coalesceWrites(coalesce).transport(counter)
                 .kem(KemServerSettings.builder()
                         .authorizer((u, c, a) -> "alice".equals(u) && c.samePublicKey(KEM.publicKey())).build())

@@ -46,7 +46,8 @@ class HybridAndLoginTest {
 
     /** A server for user alice accepting exactly {@code user}; every key it was asked about is recorded. */
     static PqsshServer server(KeyPair host, KeyPair user, String methods, List<PublicKey> asked) throws Exception {
-        return PqsshServer.builder().host("127.0.0.1").port(0).hostKeys(PqKeyPairProvider.of(List.of(host)))
+        return PqsshServer.builder().systemShell()
+                .host("127.0.0.1").port(0).hostKeys(PqKeyPairProvider.of(List.of(host)))
                 .publickey((u, k, s) -> {
                     asked.add(k);
                     return "alice".equals(u) && KeyUtils.compareKeys(k, user.getPublic());
