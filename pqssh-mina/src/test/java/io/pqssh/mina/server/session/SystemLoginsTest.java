@@ -105,7 +105,7 @@ class SystemLoginsTest {
         server = PqsshServer.builder().host("127.0.0.1").port(0)
                 .hostKeys(KeyPairProvider.wrap(SecurityUtils.getKeyPairGenerator("Ed25519").generateKeyPair()))
                 .publickey(auth.publickey()).kem(KemServerSettings.builder().authorizer(auth.kem()).build())
-                .logins(LoginPolicy.switchingUsers(SystemAccounts.INSTANCE)).start();
+                .logins(LoginPolicy.switchingUsers(SystemAccounts.INSTANCE)).sftp(true).start();
     }
 
     @AfterAll
