@@ -184,9 +184,11 @@ class PtySessionTest {
         awaitPane(p -> p.contains("$"), "a prompt");
         type("echo M1:$((6*7))");
         awaitPane(p -> p.contains("M1:42"), "6*7 = 42");
-        type("echo TTY:$(tty) WHO:$(id -un) TERM:$TERM");
+        type("echo TTY:$(tty) WHO:$(id -un) TERM:$TERM ARGV0:$0 PWD:$PWD");
         String pane = awaitPane(p -> p.contains("TTY:/dev/pts/"), "a /dev/pts tty");
         assertTrue(pane.contains("WHO:" + USER), pane);
+        assertTrue(pane.contains("ARGV0:-bash"), "a login shell (argv[0] -bash): " + pane);
+        assertTrue(pane.contains("PWD:" + SystemAccounts.INSTANCE.byName(USER).orElseThrow().home()), pane);
         assertTrue(pane.contains("TERM:screen") || pane.contains("TERM:tmux"), "TERM from the pty-req: " + pane);
         String size = tmux("display-message", "-p", "-t", "t", "#{pane_height} #{pane_width}").strip();
         type("echo SZ:$(stty size)");
