@@ -12,7 +12,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Watches every negotiated key exchange. With {@code RequirePostQuantumKex yes} a classical result is refused before
- * the exchange completes; otherwise the server logs one line per classical connection (as OpenSSH 10.6 does) and
+ * the exchange starts: SSH_MSG_DISCONNECT (KEY_EXCHANGE_FAILED) is the last packet sent, as in OpenSSH, with no
+ * KEX init, KEX reply or NEWKEYS after it ({@link RefusedKeyExchange}); otherwise the server logs one line per classical connection (as OpenSSH 10.6 does) and
  * the client warns (OpenSSH 10.1's {@code WarnWeakCrypto}).
  */
 public final class PostQuantumKexPolicy implements SessionListener {
@@ -53,6 +54,9 @@ public final class PostQuantumKexPolicy implements SessionListener {
             session.setAttribute(REFUSAL, msg);
             refusals.put(session, msg);
             LOG.warn(msg);
+            // nothing may follow the DISCONNECT: MINA goes on to create the negotiated exchange, which would send
+            // the client's KEX init or answer the peer's with a signed reply and NEWKEYS; this one sends nothing
+            session.setKeyExchangeFactories(java.util.List.of(RefusedKeyExchange.factory(kex)));
             try {
                 session.disconnect(SshConstants.SSH2_DISCONNECT_KEY_EXCHANGE_FAILED,
                         "post-quantum key exchange required, peer negotiated " + kex);
