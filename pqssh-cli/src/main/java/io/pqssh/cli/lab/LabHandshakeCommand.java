@@ -79,8 +79,17 @@ public final class LabHandshakeCommand implements Callable<Integer> {
     @Option(names = "--list", description = "list the named configurations and exit")
     boolean list;
 
+    @Option(names = "--rewrite-report", paramLabel = "DIR", description = "write report.md and the plots again "
+            + "from DIR/summary.json (a finished run, e.g. under docs/results) and exit")
+    java.nio.file.Path rewriteReport;
+
     @Override
     public Integer call() throws Exception {
+        if (rewriteReport != null) {
+            HandshakeReport.rewrite(rewriteReport);
+            System.out.println("rewrote " + rewriteReport.resolve("report.md") + " and its plots");
+            return 0;
+        }
         if (list) {
             for (HandshakeConfig c : HandshakeConfig.catalog()) {
                 System.out.printf("%-5s %-34s host %-16s auth %-16s %s%n", c.suite(), c.name(), c.hostKey(), c.auth(),

@@ -59,12 +59,15 @@ final class Svg {
                 .append(y + 2).append("\">").append(esc(name)).append("</text>\n");
     }
 
-    /** series name → points {x, y}. */
+    /**
+     * series name → points {x, y}. The x axis spans the values (a single value in the middle of ±max(1, 25 %)), the
+     * y axis starts at 0; every point gets a marker, so a one-point series is visible.
+     */
     static String lines(String title, String xLabel, String yLabel, Map<String, List<double[]>> series) {
         StringBuilder b = head(title, xLabel, yLabel);
         double xMin = Double.MAX_VALUE;
         double xMax = -Double.MAX_VALUE;
-        double yMax = 1;
+        double yMax = -Double.MAX_VALUE;
         for (List<double[]> pts : series.values()) {
             for (double[] p : pts) {
                 xMin = Math.min(xMin, p[0]);
@@ -72,40 +75,50 @@ final class Svg {
                 yMax = Math.max(yMax, p[1]);
             }
         }
-        if (xMin == Double.MAX_VALUE) {
-            xMin = 0;
-            xMax = 1;
-        }
-        if (xMax == xMin) {
-            xMax = xMin + 1;
-        }
-        yMax *= 1.1;
-        yTicks(b, yMax);
-        for (double x : new double[] {xMin, (xMin + xMax) / 2, xMax}) {
+        double[] xr = HandshakeReport.axisRange(xMin, xMax, false);
+        double[] yr = HandshakeReport.axisRange(0, yMax, true);
+        xMin = xr[0];
+        xMax = xr[1];
+        yTicks(b, yr[1]);
+        for (int t = 0; t <= 4; t++) {
+            double x = xMin + (xMax - xMin) * t / 4;
             b.append("<text x=\"").append(f(L + (x - xMin) / (xMax - xMin) * (W - L - R))).append("\" y=\"")
-                    .append(H - B + 18).append("\" text-anchor=\"middle\">").append(f(x)).append("</text>\n");
+                    .append(H - B + 18).append("\" text-anchor=\"middle\">").append(tick(x, xMax - xMin))
+                    .append("</text>\n");
         }
         int i = 0;
         for (Map.Entry<String, List<double[]>> e : series.entrySet()) {
             StringBuilder pts = new StringBuilder();
             for (double[] p : e.getValue()) {
                 double x = L + (p[0] - xMin) / (xMax - xMin) * (W - L - R);
-                double y = H - B - p[1] / yMax * (H - T - B);
+                double y = H - B - p[1] / yr[1] * (H - T - B);
                 pts.append(f(x)).append(',').append(f(y)).append(' ');
-                b.append("<circle cx=\"").append(f(x)).append("\" cy=\"").append(f(y)).append("\" r=\"3\" fill=\"")
+                b.append("<circle cx=\"").append(f(x)).append("\" cy=\"").append(f(y)).append("\" r=\"4\" fill=\"")
                         .append(COLORS[i % COLORS.length]).append("\"/>\n");
             }
-            b.append("<polyline fill=\"none\" stroke-width=\"2\" stroke=\"").append(COLORS[i % COLORS.length])
-                    .append("\" points=\"").append(pts.toString().trim()).append("\"/>\n");
+            if (e.getValue().size() > 1) {
+                b.append("<polyline fill=\"none\" stroke-width=\"2\" stroke=\"").append(COLORS[i % COLORS.length])
+                        .append("\" points=\"").append(pts.toString().trim()).append("\"/>\n");
+            }
             legend(b, i, e.getKey());
             i++;
         }
         return b.append("</svg>\n").toString();
     }
 
+    /** A tick label with as many decimals as the axis span needs (RTT 67, loss 0.5). */
+    private static String tick(double v, double span) {
+        return String.format(Locale.ROOT, span >= 20 ? "%.0f" : span >= 2 ? "%.1f" : "%.2f", v);
+    }
+
     /** category → stack values (in the order of stackNames). */
-    static String stackedBars(String title, String yLabel, List<String> stackNames, Map<String, double[]> bars) {
+    static String stackedBars(String title, String yLabel, List<String> stackNames, Map<String, double[]> bars,
+            String note) {
         StringBuilder b = head(title, "configuration", yLabel);
+        if (note != null) {
+            b.append("<text x=\"").append(L + (W - L - R) / 2).append("\" y=\"").append(T + (H - T - B) / 2)
+                    .append("\" text-anchor=\"middle\" fill=\"#555\">").append(esc(note)).append("</text>\n");
+        }
         double yMax = 1;
         for (double[] v : bars.values()) {
             yMax = Math.max(yMax, java.util.Arrays.stream(v).sum());
