@@ -1,17 +1,28 @@
 package io.pqssh.cli;
 
+import java.io.BufferedOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Supplier;
 
+import io.pqssh.inventory.report.ScanCounters;
+import io.pqssh.inventory.report.ScanSink;
+import io.pqssh.inventory.report.ScanSinks;
+import io.pqssh.inventory.scan.ScanResult;
 import picocli.CommandLine.Option;
 
 /** The report outputs shared by {@code pqssh scan} and {@code pqssh audit} (a picocli mixin). */
 final class ReportOptions {
     @Option(names = "--json", paramLabel = "FILE", description = "JSON report (- for stdout)")
     String json;
+
+    @Option(names = "--jsonl", paramLabel = "FILE", description = "JSON Lines: one target per line (- for stdout)")
+    String jsonl;
 
     @Option(names = "--csv", paramLabel = "FILE", description = "CSV report (- for stdout)")
     String csv;
@@ -27,13 +38,17 @@ final class ReportOptions {
 
     /** The terminal table is printed unless asked not to or a report goes to stdout. */
     boolean printTable() {
-        boolean stdoutTaken = "-".equals(json) || "-".equals(csv) || "-".equals(sarif) || "-".equals(html);
+        boolean stdoutTaken = "-".equals(json) || "-".equals(jsonl) || "-".equals(csv) || "-".equals(sarif)
+                || "-".equals(html);
         return !quiet && !stdoutTaken;
     }
 
     /** Writes each requested report; the suppliers run only for the formats asked for. */
     void write(Supplier<String> jsonReport, Supplier<String> csvReport, Supplier<String> sarifReport,
             Supplier<String> htmlReport) throws IOException {
+        if (jsonl != null) {
+            throw new IllegalArgumentException("--jsonl is for scans; use --json");
+        }
         write(json, jsonReport);
         write(csv, csvReport);
         write(sarif, sarifReport);
@@ -49,6 +64,113 @@ final class ReportOptions {
             System.out.print(text);
         } else {
             Files.writeString(Path.of(dest), text, StandardCharsets.UTF_8);
+        }
+    }
+
+    /** A report file could not be written: not the input's fault (exit 3). */
+    static final class OutputFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        OutputFailure(String what, IOException e) {
+            super("cannot write " + what + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The streaming scan reports asked for, each writing as results arrive: one sink feeding all of them, plus the
+     * terminal table when {@link #printTable()}.
+     */
+    Streaming openScan() throws IOException {
+        Streaming s = new Streaming();
+        try {
+            s.add(json, "--json", ScanSinks::jsonDocument);
+            s.add(jsonl, "--jsonl", ScanSinks::jsonLines);
+            s.add(csv, "--csv", ScanSinks::csv);
+            s.add(sarif, "--sarif", ScanSinks::sarif);
+            s.add(html, "--html", ScanSinks::html);
+            if (printTable()) {
+                s.add("-", "the table", o -> ScanSinks.table(o));
+            }
+        } catch (IOException | RuntimeException e) {
+            s.close();
+            throw e;
+        }
+        return s;
+    }
+
+    interface Opener {
+        ScanSink open(OutputStream o) throws IOException;
+    }
+
+    /** All open scan reports. */
+    static final class Streaming implements AutoCloseable {
+        private final List<ScanSink> sinks = new ArrayList<>();
+        private final List<String> names = new ArrayList<>();
+        private final List<OutputStream> owned = new ArrayList<>();
+
+        private void add(String dest, String what, Opener opener) throws IOException {
+            if (dest == null) {
+                return;
+            }
+            OutputStream o;
+            if (dest.equals("-")) {
+                o = System.out;
+            } else {
+                try {
+                    o = new BufferedOutputStream(Files.newOutputStream(Path.of(dest)), 1 << 16);
+                } catch (IOException e) {
+                    throw new OutputFailure(what + " " + dest, e);
+                }
+                owned.add(o);
+            }
+            sinks.add(opener.open(o));
+            names.add(what + (dest.equals("-") ? "" : " " + dest));
+        }
+
+        void accept(ScanResult r) {
+            for (int i = 0; i < sinks.size(); i++) {
+                try {
+                    sinks.get(i).accept(r);
+                } catch (IOException e) {
+                    throw new OutputFailure(names.get(i), e);
+                }
+            }
+        }
+
+        void finish(ScanCounters c) {
+            for (int i = 0; i < sinks.size(); i++) {
+                try {
+                    sinks.get(i).finish(c);
+                } catch (IOException e) {
+                    throw new OutputFailure(names.get(i), e);
+                }
+            }
+            for (OutputStream o : owned) {
+                try {
+                    o.flush();
+                } catch (IOException e) {
+                    throw new OutputFailure("a report", e);
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            for (ScanSink s : sinks) {
+                try {
+                    s.close();
+                } catch (IOException ignored) {
+                    // reported by finish when it mattered
+                }
+            }
+            for (OutputStream o : owned) {
+                try {
+                    o.close();
+                } catch (IOException ignored) {
+                    // as above
+                }
+            }
+            System.out.flush();
         }
     }
 }

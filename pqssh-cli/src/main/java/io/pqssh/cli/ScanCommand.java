@@ -1,45 +1,43 @@
 package io.pqssh.cli;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.nio.file.NoSuchFileException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.function.IntConsumer;
+import java.util.concurrent.atomic.AtomicLong;
 
-import io.pqssh.inventory.report.CsvReport;
 import io.pqssh.inventory.report.FailOn;
-import io.pqssh.inventory.report.HtmlReport;
-import io.pqssh.inventory.report.JsonReport;
-import io.pqssh.inventory.report.SarifReport;
-import io.pqssh.inventory.report.TableReport;
+import io.pqssh.inventory.report.ScanCounters;
 import io.pqssh.inventory.scan.ScanResult;
 import io.pqssh.inventory.scan.Scanner;
 import io.pqssh.inventory.scan.Target;
 import io.pqssh.inventory.scan.Targets;
+import io.pqssh.inventory.scan.Zgrab2Reader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** {@code pqssh scan}: which servers still negotiate a classical key exchange. */
 @Command(name = "scan", aliases = "inventory", mixinStandardHelpOptions = true,
         description = {"Reads each target's SSH banner and KEXINIT (no login) and classifies it: post-quantum key",
                 "exchange offered, what OpenSSH 10 and pqssh would negotiate, PQ host keys, strict KEX, weak algorithms.",
-                "Exit: 0 ok, 1 a --fail-on condition matched, 2 bad arguments, 255 other errors."})
+                "Results stream to the reports as they arrive (memory does not grow with the number of targets).",
+                "Exit: 0 ok, 1 a --fail-on condition matched, 2 usage or input error, 3 internal error."})
 public final class ScanCommand implements Callable<Integer> {
     @Parameters(arity = "0..*", paramLabel = "TARGET", description = "host, host:port, [v6]:port, CIDR (a.b.c.d/n)")
     List<String> targets = new ArrayList<>();
 
     @Option(names = {"-f", "--file"}, paramLabel = "FILE", description = "targets file, one per line, # comments")
-    List<Path> files = new ArrayList<>();
+    List<java.nio.file.Path> files = new ArrayList<>();
 
     @Option(names = {"-p", "--port"}, defaultValue = "22", description = "default port (${DEFAULT-VALUE})")
     int port;
@@ -64,11 +62,15 @@ public final class ScanCommand implements Callable<Integer> {
     boolean hostKeys;
 
     @Option(names = "--zgrab2", paramLabel = "FILE",
-            description = "classify ZGrab2 ssh module output (JSON lines) instead of probing")
-    Path zgrab2;
+            description = "classify ZGrab2 output (JSON lines, gzip or not; - for stdin) instead of probing")
+    String zgrab2;
 
     @Option(names = "--force-large", description = "allow more than 2^20 targets")
     boolean forceLarge;
+
+    @Option(names = "--progress", defaultValue = "auto", paramLabel = "WHEN",
+            description = "progress line on stderr: auto (when a terminal is attached), always, never")
+    String progress;
 
     @Mixin
     ReportOptions reports = new ReportOptions();
@@ -80,27 +82,66 @@ public final class ScanCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /** Bad input records printed one by one; later ones are only counted. */
+    static final int PRINTED_BAD_RECORDS = 20;
+
     @Override
-    public Integer call() throws Exception {
+    public Integer call() {
+        PrintStream err = System.err;
         try {
             return run();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        } catch (ParameterException e) {
+            throw e;
+        } catch (NoSuchFileException e) {
+            err.println("pqssh scan: no such file: " + e.getFile());
+            return FailOn.EXIT_USAGE;
+        } catch (Zgrab2Reader.InputException | InputError e) {
+            err.println("pqssh scan: " + e.getMessage());
+            return FailOn.EXIT_USAGE;
+        } catch (ReportOptions.OutputFailure e) {
+            err.println("pqssh scan: " + e.getMessage());
+            return FailOn.EXIT_INTERNAL;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            err.println("pqssh scan: interrupted");
+            return FailOn.EXIT_INTERNAL;
+        } catch (IOException e) {
+            // reading the input (a targets file, the ZGrab2 file or stdin) failed
+            err.println("pqssh scan: cannot read input: " + Errors.describe(e));
+            return FailOn.EXIT_USAGE;
+        } catch (RuntimeException | Error e) {
+            err.println("pqssh scan: internal error: " + Errors.describe(e));
+            return FailOn.EXIT_INTERNAL;
         }
     }
 
-    private Integer run() throws Exception {
+    /** The input is unusable as a whole (e.g. not one record of it could be read). */
+    static final class InputError extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        InputError(String message) {
+            super(message);
+        }
+    }
+
+    private Integer run() throws IOException, InterruptedException {
         List<FailOn> conditions = failOn.stream().map(FailOn::parse).toList();
+        boolean showProgress = switch (progress.toLowerCase(Locale.ROOT)) {
+            case "auto" -> System.console() != null;
+            case "always" -> true;
+            case "never" -> false;
+            default -> throw new IllegalArgumentException("--progress must be auto, always or never, got " + progress);
+        };
         if (zgrab2 != null) {
             if (!targets.isEmpty() || !files.isEmpty()) {
                 throw new IllegalArgumentException("--zgrab2 reads results; do not give targets too");
             }
-            List<ScanResult> results = io.pqssh.inventory.scan.Zgrab2Reader.read(zgrab2, port);
-            writeReports(results);
-            return exit(conditions, results);
+            return zgrab2(conditions, showProgress);
         }
         List<String> specs = new ArrayList<>(targets);
-        for (Path f : files) {
+        for (java.nio.file.Path f : files) {
             specs.addAll(Targets.readFile(f));
         }
         if (specs.isEmpty()) {
@@ -122,31 +163,67 @@ public final class ScanCommand implements Callable<Integer> {
             }
         }
         Scanner scanner = new Scanner(o);
-        boolean tty = System.console() != null;
-        IntConsumer progress = tty ? new Progress(list.size(), System.err) : null;
-        List<ScanResult> results = scanner.scan(list, progress);
-        if (tty) {
-            System.err.print("\r\033[K");
+        ScanCounters counters = new ScanCounters();
+        try (ReportOptions.Streaming out = reports.openScan();
+                Progress p = showProgress ? new Progress(counters, list.size(), System.err) : null) {
+            scanner.scan(list, null, r -> {
+                counters.add(r);
+                out.accept(r);
+            });
+            if (p != null) {
+                p.close();
+            }
+            out.finish(counters);
         }
-        writeReports(results);
-        return exit(conditions, results);
+        return exit(conditions, counters);
     }
 
-    private static int exit(List<FailOn> conditions, List<ScanResult> results) {
-        List<String> hit = FailOn.check(conditions, results);
+    private int zgrab2(List<FailOn> conditions, boolean showProgress) throws IOException {
+        ScanCounters counters = new ScanCounters();
+        AtomicLong printed = new AtomicLong();
+        String source = zgrab2.equals("-") ? "<stdin>" : zgrab2;
+        try (InputStream in = Zgrab2Reader.open(zgrab2);
+                ReportOptions.Streaming out = reports.openScan();
+                Progress p = showProgress ? new Progress(counters, -1, System.err) : null) {
+            Zgrab2Reader.read(in, source, port, new Zgrab2Reader.Handler() {
+                @Override
+                public void result(ScanResult r) {
+                    counters.add(r);
+                    out.accept(r);
+                }
+
+                @Override
+                public void badRecord(long line, String error) {
+                    ScanCounters.BadRecord b = new ScanCounters.BadRecord(source, line, error);
+                    counters.badRecord(b);
+                    if (printed.incrementAndGet() <= PRINTED_BAD_RECORDS) {
+                        System.err.println("pqssh scan: skipped bad record " + b);
+                    }
+                }
+            });
+            if (p != null) {
+                p.close();
+            }
+            if (counters.total() == 0 && counters.badRecords() > 0) {
+                throw new InputError(source + ": no ZGrab2 record could be read (" + counters.badRecords()
+                        + " bad record(s); is this ZGrab2 JSON output?)");
+            }
+            out.finish(counters);
+        }
+        if (counters.badRecords() > 0) {
+            System.err.println("pqssh scan: " + counters.badRecords() + " bad record(s) skipped"
+                    + (counters.badRecords() > PRINTED_BAD_RECORDS ? " (first " + PRINTED_BAD_RECORDS
+                            + " listed above; first " + ScanCounters.KEPT_BAD_RECORDS + " in the JSON report)" : ""));
+        }
+        return exit(conditions, counters);
+    }
+
+    private static int exit(List<FailOn> conditions, ScanCounters counters) {
+        List<String> hit = FailOn.check(conditions, counters);
         for (String h : hit) {
             System.err.println("pqssh scan: --fail-on " + h);
         }
-        return hit.isEmpty() ? 0 : FailOn.EXIT_FAIL_ON;
-    }
-
-    private void writeReports(List<ScanResult> results) throws IOException {
-        if (reports.printTable()) {
-            System.out.print(TableReport.scan(results));
-        }
-        reports.write(() -> JsonReport.scan(results), () -> CsvReport.scan(results), () -> SarifReport.scan(results),
-                () -> HtmlReport.scan(results));
-        System.out.flush();
+        return hit.isEmpty() ? FailOn.EXIT_OK : FailOn.EXIT_FAIL_ON;
     }
 
     static Duration seconds(double s, String option) {
@@ -156,27 +233,70 @@ public final class ScanCommand implements Callable<Integer> {
         return Duration.ofMillis((long) (s * 1000));
     }
 
-    /** A one-line progress bar on stderr, only when a terminal is attached. */
-    static final class Progress implements IntConsumer {
-        private final int total;
+    /**
+     * A progress line on stderr, redrawn every 250 ms by its own thread from the counters: targets done (of the
+     * total when known), records per second, and the counts per category.
+     */
+    static final class Progress implements AutoCloseable {
+        private final ScanCounters counters;
+        private final long total;
         private final PrintStream err;
-        private long last;
+        private final Thread thread;
+        private final long start = System.nanoTime();
+        private volatile boolean stopped;
 
-        Progress(int total, PrintStream err) {
+        Progress(ScanCounters counters, long total, PrintStream err) {
+            this.counters = counters;
             this.total = total;
             this.err = err;
+            this.thread = new Thread(this::loop, "pqssh-scan-progress");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        private void loop() {
+            while (!stopped) {
+                draw();
+                try {
+                    Thread.sleep(250);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+
+        String line() {
+            long n = counters.total();
+            double secs = Math.max(1e-3, (System.nanoTime() - start) / 1e9);
+            StringBuilder b = new StringBuilder("\r");
+            b.append(n).append(total >= 0 ? "/" + total : "").append(" records, ")
+                    .append(String.format(Locale.ROOT, "%.0f records/s", n / secs));
+            for (String c : ScanResult.CATEGORIES) {
+                long k = counters.category(c);
+                if (k > 0) {
+                    b.append(", ").append(k).append(' ').append(c);
+                }
+            }
+            if (counters.badRecords() > 0) {
+                b.append(", ").append(counters.badRecords()).append(" bad");
+            }
+            return b.append("\033[K").toString();
+        }
+
+        private synchronized void draw() {
+            err.print(line());
+            err.flush();
         }
 
         @Override
-        public synchronized void accept(int done) {
-            long now = System.nanoTime();
-            if (done != total && now - last < 100_000_000L) {
+        public synchronized void close() {
+            if (stopped) {
                 return;
             }
-            last = now;
-            int width = 40;
-            int filled = total == 0 ? width : (int) ((long) width * done / total);
-            err.print("\r[" + "#".repeat(filled) + " ".repeat(width - filled) + "] " + done + "/" + total);
+            stopped = true;
+            thread.interrupt();
+            err.print(line());
+            err.println();
             err.flush();
         }
     }

@@ -178,7 +178,9 @@ class ScanLiveTest {
         }
         Path f = dir.resolve("live.jsonl");
         Files.writeString(f, jsonl);
-        List<ScanResult> z = io.pqssh.inventory.scan.Zgrab2Reader.read(f, 22);
+        List<String> zbad = new java.util.ArrayList<>();
+        List<ScanResult> z = io.pqssh.inventory.scan.Zgrab2Reader.readAll(f, 22, zbad);
+        assertEquals(List.of(), zbad);
         for (int i = 0; i < 4; i++) {
             assertEquals(r(i).target(), z.get(i).target());
             assertEquals(r(i).category(), z.get(i).category());
@@ -197,8 +199,8 @@ class ScanLiveTest {
         JsonNode root = JSON.readTree(JsonReport.scan(results));
         assertEquals(List.of(), SchemaCheck.validate(root));
         ((com.fasterxml.jackson.databind.node.ObjectNode) root.get("targets").get(0)).put("category", "quantum");
-        assertEquals(List.of("$.targets[0].category: \"quantum\" not in [\"pq-ready\",\"classical-only\",\"not-ssh\","
-                + "\"unreachable\"]"), SchemaCheck.validate(root), "the schema check must be able to fail");
+        assertEquals(List.of("$.targets[0].category: \"quantum\" not in [\"pq-ready\",\"non-standard-pq\","
+                + "\"classical-only\",\"unknown\",\"not-ssh\",\"unreachable\",\"scan-error\"]"), SchemaCheck.validate(root), "the schema check must be able to fail");
         root = JSON.readTree(JsonReport.scan(results));
         java.nio.file.Files.writeString(dir.resolve("scan.json"), root.toString());
         assertEquals(JsonReport.SCHEMA, root.get("schema").asText());

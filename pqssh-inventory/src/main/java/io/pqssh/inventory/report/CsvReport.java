@@ -11,7 +11,7 @@ import io.pqssh.inventory.scan.ScanResult;
 public final class CsvReport {
     public static final List<String> SCAN_COLUMNS = List.of("target", "host", "port", "category", "error",
             "software", "pq_kex_offered", "openssh10_negotiates", "pqssh_negotiates", "pq_host_keys", "strict_kex",
-            "weak", "host_key_fingerprints");
+            "weak", "host_key_fingerprints", "evidence");
     public static final List<String> AUDIT_COLUMNS = List.of("rule", "severity", "file", "line", "key_type",
             "family", "bits", "curve", "certificate", "comment", "fingerprint", "expiry", "from", "host", "owner",
             "message");
@@ -20,28 +20,28 @@ public final class CsvReport {
     }
 
     public static String scan(List<ScanResult> results) {
-        StringBuilder b = new StringBuilder();
-        row(b, SCAN_COLUMNS);
-        for (ScanResult r : results) {
-            Classification c = r.classification();
-            List<String> cells = new ArrayList<>();
-            cells.add(r.target().toString());
-            cells.add(r.target().host());
-            cells.add(String.valueOf(r.target().port()));
-            cells.add(r.category());
-            cells.add(r.error());
-            cells.add(r.software());
-            cells.add(c == null ? null : String.join(";", c.pqKexOffered()));
-            cells.add(c == null ? null : c.openssh10Negotiates());
-            cells.add(c == null ? null : c.pqsshNegotiates());
-            cells.add(c == null ? null : String.join(";", c.pqHostKeysOffered()));
-            cells.add(c == null ? null : String.valueOf(c.strictKex()));
-            cells.add(c == null ? null : String.join(";", c.weak()));
-            cells.add(String.join(";", r.hostKeys().stream().filter(h -> h.fingerprint() != null)
-                    .map(h -> h.keyType() + "=" + h.fingerprint()).toList()));
-            row(b, cells);
-        }
-        return b.toString();
+        return ScanSinks.render(results, ScanSinks::csv);
+    }
+
+    static List<String> scanCells(ScanResult r) {
+        Classification c = r.classification();
+        List<String> cells = new ArrayList<>(SCAN_COLUMNS.size());
+        cells.add(r.target().toString());
+        cells.add(r.target().host());
+        cells.add(String.valueOf(r.target().port()));
+        cells.add(r.category());
+        cells.add(r.error());
+        cells.add(r.software());
+        cells.add(c == null ? null : String.join(";", c.pqKexOffered()));
+        cells.add(c == null ? null : c.openssh10Negotiates());
+        cells.add(c == null ? null : c.pqsshNegotiates());
+        cells.add(c == null ? null : String.join(";", c.pqHostKeysOffered()));
+        cells.add(c == null ? null : String.valueOf(c.strictKex()));
+        cells.add(c == null ? null : String.join(";", c.weak()));
+        cells.add(String.join(";", r.hostKeys().stream().filter(h -> h.fingerprint() != null)
+                .map(h -> h.keyType() + "=" + h.fingerprint()).toList()));
+        cells.add(r.evidence().jsonName());
+        return cells;
     }
 
     public static String audit(List<Finding> findings) {
@@ -59,7 +59,7 @@ public final class CsvReport {
         return o == null ? null : o.toString();
     }
 
-    private static void row(StringBuilder b, List<String> cells) {
+    static void row(StringBuilder b, List<String> cells) {
         for (int i = 0; i < cells.size(); i++) {
             if (i > 0) {
                 b.append(',');

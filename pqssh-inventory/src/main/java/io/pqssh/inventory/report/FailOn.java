@@ -7,7 +7,10 @@ import java.util.Locale;
 import io.pqssh.inventory.audit.Finding;
 import io.pqssh.inventory.scan.ScanResult;
 
-/** {@code --fail-on} conditions. Exit codes: 0 none matched, 1 a condition matched (see docs/inventory.md). */
+/**
+ * {@code --fail-on} conditions. Exit codes: 0 none matched, 1 a condition matched, 2 usage or input error, 3 internal
+ * error (see docs/inventory.md).
+ */
 public enum FailOn {
     /** scan: an SSH server without post-quantum key exchange; audit: a config that pins or strips PQ KEX. */
     CLASSICAL_KEX,
@@ -18,7 +21,10 @@ public enum FailOn {
     /** scan: a target unreachable or not speaking SSH. */
     UNREACHABLE;
 
+    public static final int EXIT_OK = 0;
     public static final int EXIT_FAIL_ON = 1;
+    public static final int EXIT_USAGE = 2;
+    public static final int EXIT_INTERNAL = 3;
 
     public static FailOn parse(String s) {
         try {
@@ -35,15 +41,14 @@ public enum FailOn {
 
     /** Conditions met by a scan, as human-readable lines. */
     public static List<String> check(List<FailOn> conditions, List<ScanResult> results) {
+        return check(conditions, ScanCounters.of(results));
+    }
+
+    /** Conditions met by a streamed scan, from its counters. */
+    public static List<String> check(List<FailOn> conditions, ScanCounters counters) {
         List<String> hit = new ArrayList<>();
         for (FailOn c : conditions) {
-            long n = results.stream().filter(r -> switch (c) {
-                case CLASSICAL_KEX -> r.category().equals("classical-only");
-                case CLASSICAL_KEYS -> r.status() == ScanResult.Status.SSH
-                        && r.classification().pqHostKeysOffered().isEmpty();
-                case WEAK -> r.classification() != null && !r.classification().weak().isEmpty();
-                case UNREACHABLE -> r.status() != ScanResult.Status.SSH;
-            }).count();
+            long n = counters.failOnCount(c);
             if (n > 0) {
                 hit.add(c.cliName() + ": " + n + " target(s)");
             }

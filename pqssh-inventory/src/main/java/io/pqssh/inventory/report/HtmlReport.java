@@ -8,91 +8,115 @@ import java.util.Map;
 import io.pqssh.inventory.audit.Finding;
 import io.pqssh.inventory.scan.ScanResult;
 
-/** A self-contained HTML page (no scripts, no external resources) with an inline SVG summary chart and a table. */
+/**
+ * A self-contained HTML page (no scripts, no external resources) with an inline SVG summary chart, the text summary
+ * line and a table. It fits a 1280 px wide window: the chart scales to the page width, the table has a fixed layout
+ * and long cells (algorithm lists, fingerprints) wrap. The legend has one entry per category or rule with the same
+ * counts and labels as the text summary line printed under it.
+ */
 public final class HtmlReport {
-    private record Slice(String label, int count, String color) {
+    record Slice(String label, long count, String color) {
     }
+
+    static final List<String> SCAN_HEAD = List.of("target", "class", "software / error", "OpenSSH 10 negotiates",
+            "pqssh negotiates", "PQ KEX offered", "PQ host keys", "strict KEX", "weak");
+    static final List<String> AUDIT_HEAD = List.of("severity", "rule", "location", "type", "bits", "fingerprint",
+            "comment", "host", "message");
+    static final String TAIL = "</tbody></table>\n</body></html>\n";
+
+    private static final Map<String, String> SCAN_COLORS = Map.of("pq-ready", "#2e7d32", "non-standard-pq",
+            "#f9a825", "classical-only", "#c62828", "unknown", "#5c6bc0", "not-ssh", "#8d6e63", "unreachable",
+            "#9e9e9e", "scan-error", "#212121");
+    private static final Map<String, String> AUDIT_COLORS = Map.of(Finding.Rules.CLASSICAL_KEY_BESIDE_PQ, "#b71c1c",
+            Finding.Rules.WEAK_KEY, "#e65100", Finding.Rules.CLASSICAL_KEY, "#ef5350", Finding.Rules.PQ_KEY, "#2e7d32",
+            Finding.Rules.CLASSICAL_KEX_CONFIG, "#6a1b9a", Finding.Rules.PQ_KEX_REMOVED, "#8e24aa",
+            Finding.Rules.WEAK_ALGORITHM_CONFIG, "#ab47bc", Finding.Rules.INVALID_CONFIG, "#37474f",
+            Finding.Rules.EXPIRED_KEY, "#90a4ae", Finding.Rules.UNREADABLE, "#bdbdbd");
 
     private HtmlReport() {
     }
 
     public static String scan(List<ScanResult> results) {
-        Map<String, Integer> s = Summary.ofScan(results);
-        List<Slice> slices = List.of(new Slice("pq-ready", s.get("pq-ready"), "#2e7d32"),
-                new Slice("classical-only", s.get("classical-only"), "#c62828"),
-                new Slice("not-ssh", s.get("not-ssh"), "#8d6e63"),
-                new Slice("unreachable", s.get("unreachable"), "#9e9e9e"));
-        List<List<String>> rows = new ArrayList<>();
-        for (ScanResult r : results) {
-            var c = r.classification();
-            rows.add(List.of(r.target().toString(), r.category(),
-                    r.software() != null ? r.software() : nz(r.error()),
-                    c == null ? "" : nz(c.openssh10Negotiates()), c == null ? "" : nz(c.pqsshNegotiates()),
-                    c == null ? "" : String.join(", ", c.pqKexOffered()),
-                    c == null ? "" : String.join(", ", c.pqHostKeysOffered()),
-                    c == null ? "" : (c.strictKex() ? "yes" : "no"), c == null ? "" : String.join(", ", c.weak())));
+        return ScanSinks.render(results, ScanSinks::html);
+    }
+
+    static List<Slice> scanSlices(ScanCounters c) {
+        List<Slice> s = new ArrayList<>();
+        for (String cat : ScanResult.CATEGORIES) {
+            s.add(new Slice(cat, c.category(cat), SCAN_COLORS.get(cat)));
         }
-        return page("pqssh scan: " + results.size() + " targets", slices, List.of("target", "class", "software / error",
-                "OpenSSH 10 negotiates", "pqssh negotiates", "PQ KEX offered", "PQ host keys", "strict KEX", "weak"),
-                rows, 1);
+        return s;
+    }
+
+    static List<String> scanCells(ScanResult r) {
+        var c = r.classification();
+        String evidence = r.evidence() == ScanResult.Evidence.BANNER ? " (banner only)"
+                : r.evidence() == ScanResult.Evidence.ERROR_TEXT ? " (from zgrab2 error)" : "";
+        return List.of(r.target().toString(), r.category() + evidence,
+                r.software() != null ? r.software() : ScanSinks.nz(r.error()),
+                c == null ? "" : ScanSinks.nz(c.openssh10Negotiates()), c == null ? "" : ScanSinks.nz(c.pqsshNegotiates()),
+                c == null ? "" : String.join(", ", c.pqKexOffered()),
+                c == null ? "" : String.join(", ", c.pqHostKeysOffered()),
+                c == null ? "" : (c.strictKex() ? "yes" : "no"), c == null ? "" : String.join(", ", c.weak()));
     }
 
     public static String audit(List<Finding> findings) {
         Map<String, Integer> s = Summary.ofAudit(findings);
-        List<Slice> slices = List.of(
-                new Slice("classical key beside PQ", s.get(Finding.Rules.CLASSICAL_KEY_BESIDE_PQ), "#b71c1c"),
-                new Slice("weak key", s.get(Finding.Rules.WEAK_KEY), "#e65100"),
-                new Slice("classical key", s.get(Finding.Rules.CLASSICAL_KEY), "#c62828"),
-                new Slice("PQ credential", s.get(Finding.Rules.PQ_KEY), "#2e7d32"),
-                new Slice("config", s.get(Finding.Rules.CLASSICAL_KEX_CONFIG) + s.get(Finding.Rules.PQ_KEX_REMOVED)
-                        + s.get(Finding.Rules.WEAK_ALGORITHM_CONFIG), "#6a1b9a"));
-        List<List<String>> rows = new ArrayList<>();
-        for (Finding f : findings) {
-            rows.add(List.of(f.severity(), f.rule(), f.file() + (f.line() > 0 ? ":" + f.line() : ""), nz(f.keyType()),
-                    f.bits() == null ? "" : f.bits().toString(), nz(f.fingerprint()), nz(f.comment()),
-                    nz(f.host()), f.message()));
+        List<Slice> slices = new ArrayList<>();
+        for (String r : Finding.Rules.ALL) {
+            slices.add(new Slice(Summary.label(r), s.get(r), AUDIT_COLORS.get(r)));
         }
-        return page("pqssh audit: " + findings.size() + " findings", slices, List.of("severity", "rule", "location",
-                "type", "bits", "fingerprint", "comment", "host", "message"), rows, 1);
+        StringBuilder b = new StringBuilder(head("pqssh audit: " + findings.size() + " findings", slices,
+                Summary.auditLine(findings), AUDIT_HEAD));
+        for (Finding f : findings) {
+            row(b, List.of(f.severity(), f.rule(), f.file() + (f.line() > 0 ? ":" + f.line() : ""),
+                    ScanSinks.nz(f.keyType()), f.bits() == null ? "" : f.bits().toString(),
+                    ScanSinks.nz(f.fingerprint()), ScanSinks.nz(f.comment()), ScanSinks.nz(f.host()), f.message()), 1);
+        }
+        return b.append(TAIL).toString();
     }
 
-    private static String nz(String s) {
-        return s == null ? "" : s;
-    }
-
-    private static String page(String title, List<Slice> slices, List<String> head, List<List<String>> rows,
-            int classColumn) {
+    /** Everything before the table rows: title, chart, summary line, table head. */
+    static String head(String title, List<Slice> slices, String summaryLine, List<String> head) {
         StringBuilder b = new StringBuilder();
-        b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>").append(esc(title))
-                .append("</title>\n<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-                        + "td,th{border:1px solid #ccc;padding:3px 6px;font-size:13px;text-align:left}"
-                        + "th{background:#eee}.pq-ready{color:#2e7d32}.classical-only{color:#c62828}</style>"
+        b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                + "<meta name=\"viewport\" content=\"width=device-width\"><title>").append(esc(title))
+                .append("</title>\n<style>body{font-family:sans-serif;margin:16px;max-width:1248px}"
+                        + "svg{max-width:100%;height:auto}"
+                        + "table{border-collapse:collapse;table-layout:fixed;width:100%}"
+                        + "td,th{border:1px solid #ccc;padding:3px 5px;font-size:12px;text-align:left;"
+                        + "vertical-align:top;overflow-wrap:anywhere;word-break:break-word}"
+                        + "th{background:#eee}.pq-ready{color:#2e7d32}.classical-only{color:#c62828}"
+                        + "p.summary{font-size:14px}</style>"
                         + "</head><body>\n<h1>").append(esc(title)).append("</h1>\n");
         b.append(chart(slices));
+        b.append("<p class=\"summary\">").append(esc(summaryLine)).append("</p>\n");
         b.append("<table><thead><tr>");
         for (String h : head) {
             b.append("<th>").append(esc(h)).append("</th>");
         }
         b.append("</tr></thead><tbody>\n");
-        for (List<String> r : rows) {
-            b.append("<tr>");
-            for (int i = 0; i < r.size(); i++) {
-                b.append(i == classColumn ? "<td class=\"" + esc(r.get(i)) + "\">" : "<td>").append(esc(r.get(i)))
-                        .append("</td>");
-            }
-            b.append("</tr>\n");
-        }
-        b.append("</tbody></table>\n</body></html>\n");
         return b.toString();
     }
 
-    /** A stacked horizontal bar with a legend giving counts and shares. */
+    static void row(StringBuilder b, List<String> r, int classColumn) {
+        b.append("<tr>");
+        for (int i = 0; i < r.size(); i++) {
+            b.append(i == classColumn ? "<td class=\"" + esc(r.get(i)) + "\">" : "<td>").append(esc(r.get(i)))
+                    .append("</td>");
+        }
+        b.append("</tr>\n");
+    }
+
+    /** A stacked horizontal bar with a legend giving every slice's count and share (zero ones too). */
     static String chart(List<Slice> slices) {
-        int total = slices.stream().mapToInt(Slice::count).sum();
-        int width = 600;
+        long total = slices.stream().mapToLong(Slice::count).sum();
+        int width = 1000;
+        int height = 60 + 22 * slices.size();
         StringBuilder b = new StringBuilder();
         b.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(width + 20).append("\" height=\"")
-                .append(60 + 22 * slices.size()).append("\" role=\"img\" aria-label=\"summary\">\n");
+                .append(height).append("\" viewBox=\"0 0 ").append(width + 20).append(' ').append(height)
+                .append("\" role=\"img\" aria-label=\"summary\">\n");
         double x = 10;
         for (Slice s : slices) {
             double w = total == 0 ? 0 : (double) width * s.count() / total;
@@ -107,8 +131,9 @@ public final class HtmlReport {
         for (Slice s : slices) {
             double pct = total == 0 ? 0 : 100.0 * s.count() / total;
             b.append(String.format(Locale.ROOT, "<rect x=\"10\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/>"
-                    + "<text x=\"30\" y=\"%d\" font-size=\"13\">%s: %d (%.1f%%)</text>\n", y, s.color(), y + 12,
-                    esc(s.label()), s.count(), pct));
+                    + "<text class=\"legend\" data-label=\"%s\" data-count=\"%d\" x=\"30\" y=\"%d\" font-size=\"13\">"
+                    + "%s: %d (%.1f%%)</text>\n", y, s.color(), esc(s.label()), s.count(), y + 12, esc(s.label()),
+                    s.count(), pct));
             y += 22;
         }
         b.append("</svg>\n");

@@ -9,9 +9,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.pqssh.inventory.audit.Finding;
-import io.pqssh.inventory.scan.Algorithms;
-import io.pqssh.inventory.scan.Classification;
-import io.pqssh.inventory.scan.KexInit;
 import io.pqssh.inventory.scan.ScanResult;
 
 /** The JSON report; schema {@value #SCHEMA}, documented in docs/inventory.md. */
@@ -23,56 +20,7 @@ public final class JsonReport {
     }
 
     public static String scan(List<ScanResult> results) {
-        ObjectNode root = header("scan");
-        ObjectNode s = root.putObject("summary");
-        Summary.ofScan(results).forEach(s::put);
-        s.putArray("openssh10ClientKex").addAll(strings(Algorithms.OPENSSH10_CLIENT_KEX));
-        s.putArray("pqsshKex").addAll(strings(Algorithms.PQSSH_KEX));
-        ArrayNode arr = root.putArray("targets");
-        for (ScanResult r : results) {
-            arr.add(target(r));
-        }
-        return write(root);
-    }
-
-    public static ObjectNode target(ScanResult r) {
-        ObjectNode o = MAPPER.createObjectNode();
-        o.put("target", r.target().toString());
-        o.put("host", r.target().host());
-        o.put("port", r.target().port());
-        o.put("category", r.category());
-        o.put("status", r.status().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
-        o.put("error", r.error());
-        o.put("banner", r.banner());
-        o.put("software", r.software());
-        o.put("attempts", r.attempts());
-        o.put("millis", r.millis());
-        Classification c = r.classification();
-        KexInit k = r.kexInit();
-        if (c != null && k != null) {
-            o.putArray("kexAlgorithms").addAll(strings(k.kex()));
-            o.putArray("pqKexOffered").addAll(strings(c.pqKexOffered()));
-            o.put("openssh10Negotiates", c.openssh10Negotiates());
-            o.put("pqsshNegotiates", c.pqsshNegotiates());
-            o.put("pqReady", c.pqReady());
-            o.put("classicalOnly", c.classicalOnly());
-            o.put("strictKex", c.strictKex());
-            o.putArray("hostKeyAlgorithms").addAll(strings(k.hostKey()));
-            o.putArray("pqHostKeysOffered").addAll(strings(c.pqHostKeysOffered()));
-            o.putArray("ciphers").addAll(strings(k.ciphersS2C()));
-            o.putArray("macs").addAll(strings(k.macsS2C()));
-            o.putArray("weak").addAll(strings(c.weak()));
-        }
-        ArrayNode hk = o.putArray("hostKeys");
-        for (ScanResult.HostKey h : r.hostKeys()) {
-            ObjectNode x = hk.addObject();
-            x.put("algorithm", h.algorithm());
-            x.put("keyType", h.keyType());
-            x.put("fingerprint", h.fingerprint());
-            x.put("publicKey", h.publicKey());
-            x.put("error", h.error());
-        }
-        return o;
+        return ScanSinks.render(results, ScanSinks::jsonDocument);
     }
 
     public static String audit(List<Finding> findings) {

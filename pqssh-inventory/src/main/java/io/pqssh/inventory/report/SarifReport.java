@@ -1,12 +1,17 @@
 package io.pqssh.inventory.report;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 
 import io.pqssh.inventory.audit.Finding;
 import io.pqssh.inventory.scan.ScanResult;
@@ -16,17 +21,23 @@ public final class SarifReport {
     public static final String SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json";
 
     /** rule id, level, description. */
-    private record Rule(String id, String level, String description) {
+    record Rule(String id, String level, String description) {
     }
 
-    private static final List<Rule> SCAN_RULES = List.of(
-            new Rule("classical-kex", "error", "The server offers no post-quantum key exchange: recorded sessions"
-                    + " can be decrypted by a future quantum computer (harvest now, decrypt later)."),
+    /** One SARIF result: rule, message, location URI, line (0: none). */
+    record Item(String ruleId, String message, String uri, int line) {
+    }
+
+    static final List<Rule> SCAN_RULES = List.of(
+            new Rule("classical-kex", "error", "The server offers no post-quantum key exchange that OpenSSH 10 or"
+                    + " pqssh negotiates: recorded sessions can be decrypted by a future quantum computer (harvest"
+                    + " now, decrypt later)."),
             new Rule("weak-algorithm", "warning", "The server offers weak algorithms (SHA-1 key exchange, group1,"
-                    + " ssh-dss, CBC, arcfour, MD5 or truncated SHA-1 MACs)."),
+                    + " ssh-dss, ssh-rsa, CBC, arcfour, MD5, hmac-sha1, umac-64 or truncated MACs)."),
             new Rule("no-strict-kex", "warning", "The server does not offer strict key exchange"
                     + " (kex-strict-s-v00@openssh.com, the Terrapin countermeasure)."),
-            new Rule("unreachable", "note", "The target did not answer or does not speak SSH."));
+            new Rule("unreachable", "note", "The target did not answer or does not speak SSH."),
+            new Rule("policy", "error", "The server does not comply with the policy given with --policy."));
 
     private static final List<Rule> AUDIT_RULES = List.of(
             new Rule(Finding.Rules.CLASSICAL_KEY_BESIDE_PQ, "error", "A classical key is still authorized where a"
@@ -39,86 +50,161 @@ public final class SarifReport {
             new Rule(Finding.Rules.CLASSICAL_KEX_CONFIG, "error", "KexAlgorithms pins classical-only key exchange."),
             new Rule(Finding.Rules.PQ_KEX_REMOVED, "error", "KexAlgorithms removes post-quantum key exchange."),
             new Rule(Finding.Rules.WEAK_ALGORITHM_CONFIG, "warning", "The config enables weak algorithms."),
+            new Rule(Finding.Rules.INVALID_CONFIG, "error", "The config is invalid: sshd refuses to start with it."),
+            new Rule(Finding.Rules.EXPIRED_KEY, "note", "An authorized key whose expiry-time has passed: it no longer"
+                    + " logs anyone in."),
             new Rule(Finding.Rules.UNREADABLE, "note", "A file or line could not be read or classified."));
 
     private SarifReport() {
     }
 
     public static String scan(List<ScanResult> results) {
-        List<Object[]> out = new ArrayList<>(); // ruleId, message, uri, line
-        for (ScanResult r : results) {
-            String uri = "ssh://" + r.target();
-            if (r.status() != ScanResult.Status.SSH) {
-                out.add(new Object[] {"unreachable", r.target() + ": " + r.error(), uri, 0});
-                continue;
-            }
-            var c = r.classification();
-            if (c.classicalOnly() || !c.pqReady()) {
-                out.add(new Object[] {"classical-kex", r.target() + " (" + r.software() + ") offers no post-quantum"
-                        + " key exchange; OpenSSH 10 negotiates " + c.openssh10Negotiates(), uri, 0});
-            }
-            if (!c.weak().isEmpty()) {
-                out.add(new Object[] {"weak-algorithm", r.target() + " offers " + String.join(", ", c.weak()), uri,
-                        0});
-            }
-            if (!c.strictKex()) {
-                out.add(new Object[] {"no-strict-kex", r.target() + " does not offer strict KEX", uri, 0});
-            }
+        return ScanSinks.render(results, ScanSinks::sarif);
+    }
+
+    /** The SARIF results one scan target gives. */
+    static List<Item> scanItems(ScanResult r) {
+        List<Item> out = new ArrayList<>(2);
+        String uri = "ssh://" + r.target();
+        if (r.status() != ScanResult.Status.SSH) {
+            out.add(new Item("unreachable", r.target() + ": " + r.error(), uri, 0));
+            return out;
         }
-        return document(SCAN_RULES, out, Summary.ofScan(results));
+        var c = r.classification();
+        if (c == null) {
+            if (r.category().equals("classical-only")) {
+                out.add(new Item("classical-kex", r.target() + " (" + r.software() + ", banner only) runs software"
+                        + " that offers no post-quantum key exchange by default", uri, 0));
+            }
+            return out;
+        }
+        if (!c.pqReady()) {
+            out.add(new Item("classical-kex", r.target() + " (" + r.software() + ") offers no post-quantum key"
+                    + " exchange that OpenSSH 10 negotiates" + (c.pqKexOffered().isEmpty() ? ""
+                            : " (only non-standard " + String.join(", ", c.pqKexOffered()) + ")")
+                    + "; OpenSSH 10 negotiates " + c.openssh10Negotiates(), uri, 0));
+        }
+        if (!c.weak().isEmpty()) {
+            out.add(new Item("weak-algorithm", r.target() + " offers " + String.join(", ", c.weak()), uri, 0));
+        }
+        if (!c.strictKex() && r.evidence() == ScanResult.Evidence.KEXINIT) {
+            out.add(new Item("no-strict-kex", r.target() + " does not offer strict KEX", uri, 0));
+        }
+        return out;
     }
 
     public static String audit(List<Finding> findings) {
-        List<Object[]> out = new ArrayList<>();
-        for (Finding f : findings) {
-            String msg = f.message() + (f.fingerprint() != null ? " [" + f.fingerprint() + "]" : "");
-            out.add(new Object[] {f.rule(), msg, fileUri(f.file()), f.line()});
+        ByteArrayOutputStream o = new ByteArrayOutputStream();
+        try (JsonGenerator g = ScanSinks.JSON.createGenerator(o, JsonEncoding.UTF8)) {
+            g.setPrettyPrinter(new DefaultPrettyPrinter());
+            Streaming s = begin(g, AUDIT_RULES);
+            for (Finding f : findings) {
+                String msg = f.message() + (f.fingerprint() != null ? " [" + f.fingerprint() + "]" : "");
+                s.result(new Item(f.rule(), msg, fileUri(f.file()), f.line()));
+            }
+            Map<String, Long> summary = new LinkedHashMap<>();
+            Summary.ofAudit(findings).forEach((k, v) -> summary.put(k, (long) v));
+            s.end(summary);
+            g.writeRaw('\n');
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
-        return document(AUDIT_RULES, out, Summary.ofAudit(findings));
+        return o.toString(StandardCharsets.UTF_8);
     }
 
     private static String fileUri(String file) {
+        if (file.startsWith("osquery://")) {
+            return file;
+        }
         return java.nio.file.Path.of(file).toAbsolutePath().toUri().toString();
     }
 
-    private static String document(List<Rule> rules, List<Object[]> results, Map<String, Integer> summary) {
-        ObjectNode root = JsonReport.MAPPER.createObjectNode();
-        root.put("$schema", SCHEMA_URI);
-        root.put("version", "2.1.0");
-        ObjectNode run = root.putArray("runs").addObject();
-        ObjectNode driver = run.putObject("tool").putObject("driver");
-        driver.put("name", "pqssh");
-        driver.put("version", "0.1.0");
-        driver.put("informationUri", "https://github.com/pqssh/pqssh");
-        ArrayNode ruleArr = driver.putArray("rules");
+    /** Starts the document; results follow one by one, {@link Streaming#end} closes it. */
+    static Streaming begin(JsonGenerator g, List<Rule> rules) throws IOException {
+        g.writeStartObject();
+        g.writeStringField("$schema", SCHEMA_URI);
+        g.writeStringField("version", "2.1.0");
+        g.writeArrayFieldStart("runs");
+        g.writeStartObject();
+        g.writeObjectFieldStart("tool");
+        g.writeObjectFieldStart("driver");
+        g.writeStringField("name", "pqssh");
+        g.writeStringField("version", "0.1.0");
+        g.writeStringField("informationUri", "https://github.com/pqssh/pqssh");
+        g.writeArrayFieldStart("rules");
         Map<String, Integer> index = new LinkedHashMap<>();
         Map<String, String> levels = new LinkedHashMap<>();
         for (Rule r : rules) {
             index.put(r.id(), index.size());
             levels.put(r.id(), r.level());
-            ObjectNode o = ruleArr.addObject();
-            o.put("id", r.id());
-            o.putObject("shortDescription").put("text", r.description().split("[.:]")[0]);
-            o.putObject("fullDescription").put("text", r.description());
-            o.putObject("defaultConfiguration").put("level", r.level());
+            g.writeStartObject();
+            g.writeStringField("id", r.id());
+            g.writeObjectFieldStart("shortDescription");
+            g.writeStringField("text", r.description().split("[.:]")[0]);
+            g.writeEndObject();
+            g.writeObjectFieldStart("fullDescription");
+            g.writeStringField("text", r.description());
+            g.writeEndObject();
+            g.writeObjectFieldStart("defaultConfiguration");
+            g.writeStringField("level", r.level());
+            g.writeEndObject();
+            g.writeEndObject();
         }
-        ArrayNode res = run.putArray("results");
-        for (Object[] r : results) {
-            String id = (String) r[0];
-            ObjectNode o = res.addObject();
-            o.put("ruleId", id);
-            o.put("ruleIndex", index.get(id));
-            o.put("level", levels.get(id));
-            o.putObject("message").put("text", (String) r[1]);
-            ObjectNode phys = o.putArray("locations").addObject().putObject("physicalLocation");
-            phys.putObject("artifactLocation").put("uri", (String) r[2]);
-            int line = (Integer) r[3];
-            if (line > 0) {
-                phys.putObject("region").put("startLine", line);
+        g.writeEndArray();
+        g.writeEndObject();
+        g.writeEndObject();
+        g.writeArrayFieldStart("results");
+        return new Streaming(g, index, levels);
+    }
+
+    /** An open SARIF document between its rules and its end. */
+    static final class Streaming {
+        private final JsonGenerator g;
+        private final Map<String, Integer> index;
+        private final Map<String, String> levels;
+
+        Streaming(JsonGenerator g, Map<String, Integer> index, Map<String, String> levels) {
+            this.g = g;
+            this.index = index;
+            this.levels = levels;
+        }
+
+        void result(Item i) throws IOException {
+            g.writeStartObject();
+            g.writeStringField("ruleId", i.ruleId());
+            g.writeNumberField("ruleIndex", index.get(i.ruleId()));
+            g.writeStringField("level", levels.get(i.ruleId()));
+            g.writeObjectFieldStart("message");
+            g.writeStringField("text", i.message());
+            g.writeEndObject();
+            g.writeArrayFieldStart("locations");
+            g.writeStartObject();
+            g.writeObjectFieldStart("physicalLocation");
+            g.writeObjectFieldStart("artifactLocation");
+            g.writeStringField("uri", i.uri());
+            g.writeEndObject();
+            if (i.line() > 0) {
+                g.writeObjectFieldStart("region");
+                g.writeNumberField("startLine", i.line());
+                g.writeEndObject();
             }
+            g.writeEndObject();
+            g.writeEndObject();
+            g.writeEndArray();
+            g.writeEndObject();
         }
-        ObjectNode props = run.putObject("properties");
-        summary.forEach(props::put);
-        return JsonReport.write(root);
+
+        void end(Map<String, Long> summary) throws IOException {
+            g.writeEndArray();
+            g.writeObjectFieldStart("properties");
+            for (var e : summary.entrySet()) {
+                g.writeNumberField(e.getKey(), e.getValue());
+            }
+            g.writeEndObject();
+            g.writeEndObject();
+            g.writeEndArray();
+            g.writeEndObject();
+            g.flush();
+        }
     }
 }

@@ -5,38 +5,51 @@ import java.util.List;
 import java.util.Map;
 
 import io.pqssh.inventory.audit.Finding;
-import io.pqssh.inventory.scan.ScanResult;
 
-/** Counts for the summary line, the JSON {@code summary} object and the HTML chart. */
+/** Audit counts for the summary line, the JSON {@code summary} object and the HTML chart (scans: ScanCounters). */
 public final class Summary {
     private Summary() {
     }
 
-    /** total, pq-ready, classical-only, not-ssh, unreachable, weak, strict-kex. */
-    public static Map<String, Integer> ofScan(List<ScanResult> results) {
-        Map<String, Integer> m = new LinkedHashMap<>();
-        m.put("total", results.size());
-        for (String c : List.of("pq-ready", "classical-only", "not-ssh", "unreachable")) {
-            m.put(c, (int) results.stream().filter(r -> r.category().equals(c)).count());
-        }
-        m.put("weak", (int) results.stream().filter(r -> r.classification() != null
-                && !r.classification().weak().isEmpty()).count());
-        m.put("strict-kex", (int) results.stream().filter(r -> r.classification() != null
-                && r.classification().strictKex()).count());
-        m.put("pq-host-key", (int) results.stream().filter(r -> r.classification() != null
-                && !r.classification().pqHostKeysOffered().isEmpty()).count());
-        return m;
-    }
-
-    /** total and one count per rule. */
+    /** total and one count per rule ({@link Finding.Rules#ALL}). */
     public static Map<String, Integer> ofAudit(List<Finding> findings) {
         Map<String, Integer> m = new LinkedHashMap<>();
         m.put("total", findings.size());
-        for (String r : List.of(Finding.Rules.CLASSICAL_KEY_BESIDE_PQ, Finding.Rules.WEAK_KEY,
-                Finding.Rules.CLASSICAL_KEY, Finding.Rules.PQ_KEY, Finding.Rules.CLASSICAL_KEX_CONFIG,
-                Finding.Rules.PQ_KEX_REMOVED, Finding.Rules.WEAK_ALGORITHM_CONFIG, Finding.Rules.UNREADABLE)) {
-            m.put(r, (int) findings.stream().filter(f -> f.rule().equals(r)).count());
+        for (String r : Finding.Rules.ALL) {
+            m.put(r, 0);
+        }
+        for (Finding f : findings) {
+            m.merge(f.rule(), 1, Integer::sum);
         }
         return m;
+    }
+
+    /** Human label of a rule, as the text summary and the HTML legend both print it. */
+    public static String label(String rule) {
+        return switch (rule) {
+            case Finding.Rules.CLASSICAL_KEY_BESIDE_PQ -> "classical keys beside PQ";
+            case Finding.Rules.WEAK_KEY -> "weak keys";
+            case Finding.Rules.CLASSICAL_KEY -> "classical keys";
+            case Finding.Rules.PQ_KEY -> "PQ credentials";
+            case Finding.Rules.CLASSICAL_KEX_CONFIG -> "classical KEX configs";
+            case Finding.Rules.PQ_KEX_REMOVED -> "PQ KEX removed";
+            case Finding.Rules.WEAK_ALGORITHM_CONFIG -> "weak algorithm configs";
+            case Finding.Rules.INVALID_CONFIG -> "invalid configs";
+            case Finding.Rules.EXPIRED_KEY -> "expired keys";
+            case Finding.Rules.UNREADABLE -> "unreadable";
+            default -> rule;
+        };
+    }
+
+    /** "N findings: a classical keys beside PQ, b weak keys, ..." with every rule, zero or not. */
+    public static String auditLine(List<Finding> findings) {
+        Map<String, Integer> s = ofAudit(findings);
+        StringBuilder b = new StringBuilder().append(s.get("total")).append(" findings: ");
+        boolean first = true;
+        for (String r : Finding.Rules.ALL) {
+            b.append(first ? "" : ", ").append(s.get(r)).append(' ').append(label(r));
+            first = false;
+        }
+        return b.toString();
     }
 }

@@ -34,19 +34,6 @@ public final class Algorithms {
     private static final Set<String> PSEUDO_KEX = Set.of("ext-info-s", "ext-info-c", "kex-strict-s-v00@openssh.com",
             "kex-strict-c-v00@openssh.com", "ext-info-in-auth@openssh.com");
 
-    private static final Set<String> WEAK_KEX = Set.of("diffie-hellman-group1-sha1", "diffie-hellman-group14-sha1",
-            "diffie-hellman-group-exchange-sha1", "gss-gex-sha1-", "gss-group1-sha1-", "gss-group14-sha1-",
-            "rsa1024-sha1", "diffie-hellman-group15-sha256");
-    private static final Set<String> WEAK_HOSTKEY = Set.of("ssh-dss", "ssh-rsa", "ssh-dss-cert-v01@openssh.com",
-            "ssh-rsa-cert-v01@openssh.com", "x509v3-sign-dss", "x509v3-sign-rsa");
-    private static final Set<String> WEAK_MAC = Set.of("hmac-md5", "hmac-md5-96", "hmac-sha1-96", "hmac-md5-etm@openssh.com",
-            "hmac-md5-96-etm@openssh.com", "hmac-sha1-96-etm@openssh.com", "hmac-ripemd160",
-            "hmac-ripemd160@openssh.com", "hmac-ripemd160-etm@openssh.com", "umac-32@openssh.com", "none");
-    private static final Set<String> WEAK_CIPHER = Set.of("arcfour", "arcfour128", "arcfour256", "3des-cbc",
-            "blowfish-cbc", "cast128-cbc", "des-cbc", "des-cbc@ssh.com", "rijndael-cbc@lysator.liu.se", "none",
-            "aes128-cbc", "aes192-cbc", "aes256-cbc", "twofish-cbc", "twofish128-cbc", "twofish256-cbc",
-            "idea-cbc", "seed-cbc@ssh.com");
-
     private Algorithms() {
     }
 
@@ -81,37 +68,148 @@ public final class Algorithms {
         return null;
     }
 
-    /** Weak algorithms in a KEXINIT, each as {@code kind:name}. */
-    public static List<String> weak(KexInit k) {
-        List<String> out = new ArrayList<>();
-        for (String n : k.kex()) {
-            if (WEAK_KEX.contains(n) || n.endsWith("-sha1") || n.startsWith("gss-") && n.contains("sha1")) {
-                add(out, "kex:" + n);
-            }
+    /**
+     * One algorithm pqssh flags, with ssh-audit 3.x's reason. {@code severity}: {@code fail} and {@code warn} count as
+     * weak (the {@code weak} list, {@code --fail-on weak}); {@code info} is reported with its reason but is not weak
+     * (NIST P-curves, which ssh-audit fails as possibly back-doored, and encrypt-and-MAC modes, which it warns about).
+     */
+    public record Weakness(String kind, String name, String severity, String reason) {
+        public boolean weak() {
+            return !severity.equals("info");
         }
-        for (String n : k.hostKey()) {
-            if (WEAK_HOSTKEY.contains(n)) {
-                add(out, "hostkey:" + n);
+    }
+
+    static final String SHA1 = "using broken SHA-1 hash algorithm";
+    static final String NIST = "uses a NIST P-curve (ssh-audit 3.x fails it as possibly back-doored); information only";
+
+    /** The judgement on one name of the given kind (kex, hostkey, cipher, mac), or null when it is fine. */
+    public static Weakness judge(String kind, String n) {
+        String l = n.toLowerCase(Locale.ROOT);
+        return switch (kind) {
+            case "kex" -> {
+                if (l.equals("diffie-hellman-group1-sha1") || l.startsWith("gss-group1-sha1")) {
+                    yield new Weakness(kind, n, "fail", "using small 1024-bit modulus and " + SHA1);
+                }
+                if (l.equals("rsa1024-sha1")) {
+                    yield new Weakness(kind, n, "fail", "using small 1024-bit RSA modulus and " + SHA1);
+                }
+                if (l.endsWith("-sha1") || (l.startsWith("gss-") && l.contains("sha1"))) {
+                    yield new Weakness(kind, n, "fail", SHA1);
+                }
+                if (l.startsWith("sntrup4591761")) {
+                    yield new Weakness(kind, n, "warn", "the sntrup4591761 algorithm was withdrawn, as it may not"
+                            + " provide strong post-quantum security");
+                }
+                if (l.equals("diffie-hellman-group14-sha256")) {
+                    yield new Weakness(kind, n, "info", "2048-bit modulus only provides 112 bits of symmetric strength");
+                }
+                if (l.contains("nistp")) {
+                    yield new Weakness(kind, n, "info", NIST);
+                }
+                yield null;
             }
-        }
-        for (String n : concat(k.ciphersC2S(), k.ciphersS2C())) {
-            if (WEAK_CIPHER.contains(n) || n.endsWith("-cbc") || n.startsWith("arcfour")) {
-                add(out, "cipher:" + n);
+            case "hostkey" -> {
+                if (l.startsWith("ssh-dss") || l.equals("x509v3-sign-dss")) {
+                    yield new Weakness(kind, n, "fail", "using small 1024-bit DSA modulus");
+                }
+                if (l.equals("ssh-rsa") || l.equals("ssh-rsa-cert-v01@openssh.com") || l.equals("x509v3-sign-rsa")) {
+                    yield new Weakness(kind, n, "fail", SHA1 + " (SHA-1 RSA signatures, deprecated in OpenSSH 8.8)");
+                }
+                if (l.contains("nistp")) {
+                    yield new Weakness(kind, n, "info", NIST);
+                }
+                yield null;
             }
-        }
-        for (String n : concat(k.macsC2S(), k.macsS2C())) {
-            if (WEAK_MAC.contains(n) || n.contains("md5") || n.contains("sha1-96")) {
-                add(out, "mac:" + n);
+            case "cipher" -> {
+                if (l.equals("none")) {
+                    yield new Weakness(kind, n, "fail", "no encryption/integrity");
+                }
+                if (l.startsWith("arcfour")) {
+                    yield new Weakness(kind, n, "fail", "using broken RC4 cipher");
+                }
+                if (l.startsWith("3des")) {
+                    yield new Weakness(kind, n, "fail", "using broken & deprecated 3DES cipher (64-bit block size)");
+                }
+                if (l.startsWith("des")) {
+                    yield new Weakness(kind, n, "fail", "using broken DES cipher");
+                }
+                if (l.startsWith("blowfish") || l.startsWith("cast128") || l.startsWith("idea")) {
+                    yield new Weakness(kind, n, "fail", "using weak & deprecated 64-bit block cipher");
+                }
+                if (l.startsWith("rijndael") || l.startsWith("seed") || l.startsWith("serpent")) {
+                    yield new Weakness(kind, n, "fail", "using deprecated & non-standardized cipher");
+                }
+                if (l.endsWith("-cbc")) {
+                    yield new Weakness(kind, n, "warn", "using weak cipher mode (CBC)");
+                }
+                yield null;
             }
-        }
+            case "mac" -> {
+                if (l.equals("none")) {
+                    yield new Weakness(kind, n, "fail", "no integrity");
+                }
+                if (l.contains("md5")) {
+                    yield new Weakness(kind, n, "fail", "using broken MD5 hash algorithm");
+                }
+                if (l.contains("ripemd")) {
+                    yield new Weakness(kind, n, "fail", "using deprecated RIPEMD hash algorithm");
+                }
+                if (l.startsWith("hmac-sha1")) {
+                    yield new Weakness(kind, n, "fail", SHA1);
+                }
+                if (l.startsWith("umac-32")) {
+                    yield new Weakness(kind, n, "fail", "using small 32-bit tag size");
+                }
+                if (l.startsWith("umac-64")) {
+                    yield new Weakness(kind, n, "warn", "using small 64-bit tag size");
+                }
+                if (!l.contains("-etm@") && !l.contains("gcm") && !l.contains("poly1305")) {
+                    yield new Weakness(kind, n, "info", "using encrypt-and-MAC mode (ssh-audit warns; the -etm"
+                            + " variant is preferred)");
+                }
+                yield null;
+            }
+            default -> null;
+        };
+    }
+
+    /** All flagged algorithms of a KEXINIT (weak and info), each once, in kex, hostkey, cipher, mac order. */
+    public static List<Weakness> weaknesses(KexInit k) {
+        List<Weakness> out = new ArrayList<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        judgeAll(out, seen, "kex", k.kex());
+        judgeAll(out, seen, "hostkey", k.hostKey());
+        judgeAll(out, seen, "cipher", concat(k.ciphersC2S(), k.ciphersS2C()));
+        judgeAll(out, seen, "mac", concat(k.macsC2S(), k.macsS2C()));
         return out;
     }
 
-    /** Whether one algorithm name (of any kind) is weak; for config audits. */
+    private static void judgeAll(List<Weakness> out, java.util.Set<String> seen, String kind, List<String> names) {
+        for (String n : names) {
+            if (kind.equals("kex") && isPseudoKex(n)) {
+                continue;
+            }
+            Weakness w = judge(kind, n);
+            if (w != null && seen.add(kind + ":" + n)) {
+                out.add(w);
+            }
+        }
+    }
+
+    /** Weak algorithms (fail and warn) in a KEXINIT, each as {@code kind:name}. */
+    public static List<String> weak(KexInit k) {
+        return weaknesses(k).stream().filter(Weakness::weak).map(w -> w.kind() + ":" + w.name()).toList();
+    }
+
+    /** Whether one algorithm name (of any kind) is weak (fail or warn); for config audits. */
     public static boolean isWeakName(String n) {
-        return WEAK_KEX.contains(n) || (n.startsWith("diffie-hellman") && n.endsWith("-sha1"))
-                || WEAK_HOSTKEY.contains(n) || WEAK_CIPHER.contains(n) || n.endsWith("-cbc")
-                || n.startsWith("arcfour") || WEAK_MAC.contains(n) || n.contains("md5") || n.contains("sha1-96");
+        for (String kind : List.of("kex", "hostkey", "cipher", "mac")) {
+            Weakness w = judge(kind, n);
+            if (w != null && w.weak()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static List<String> concat(List<String> a, List<String> b) {
@@ -120,9 +218,4 @@ public final class Algorithms {
         return l;
     }
 
-    private static void add(List<String> out, String s) {
-        if (!out.contains(s)) {
-            out.add(s);
-        }
-    }
 }

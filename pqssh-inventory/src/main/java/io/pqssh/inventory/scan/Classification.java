@@ -28,6 +28,14 @@ public record Classification(List<String> pqKexOffered, String openssh10Negotiat
                 Algorithms.weak(k));
     }
 
+    /**
+     * pq-ready; non-standard-pq when post-quantum methods are offered but none that OpenSSH 10 or pqssh negotiates
+     * (withdrawn drafts, OQS or vendor names), so clients still fall back to a classical exchange; else classical-only.
+     */
+    public String category() {
+        return pqReady() ? "pq-ready" : !pqKexOffered.isEmpty() ? "non-standard-pq" : "classical-only";
+    }
+
     /** An OpenSSH 10 client (or pqssh) gets a post-quantum key exchange here. */
     public boolean pqReady() {
         return (openssh10Negotiates != null && Algorithms.isPqKex(openssh10Negotiates))

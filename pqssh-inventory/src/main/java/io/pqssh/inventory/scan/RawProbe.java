@@ -80,6 +80,8 @@ public final class RawProbe {
             throw e;
         } catch (SocketTimeoutException e) {
             throw new ProbeTimeout("not ssh: no SSH identification/KEXINIT within " + readTimeout.toMillis() + " ms");
+        } catch (SshTransport.PenaltyRefusal e) {
+            return failed(t, ScanResult.Status.UNREACHABLE, Zgrab2Reader.penalty(), start);
         } catch (SshTransport.NotSshException e) {
             return failed(t, ScanResult.Status.NOT_SSH, "not ssh: " + e.getMessage(), start);
         } catch (UnknownHostException e) {

@@ -10,7 +10,10 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.IntConsumer;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Scans targets with bounded concurrency (a fixed pool of worker threads, shut down when the scan ends), a global
@@ -58,6 +61,18 @@ public final class Scanner {
 
     /** Scans all targets; results are in target order. {@code progress} gets the number done so far. */
     public List<ScanResult> scan(List<Target> targets, IntConsumer progress) throws InterruptedException {
+        List<ScanResult> list = new ArrayList<>(targets.size());
+        scan(targets, progress, list::add);
+        return list;
+    }
+
+    /**
+     * Scans all targets and hands each result to {@code sink} in target order, from the calling thread, as soon as it
+     * and all before it are done. At most {@link #window} targets are in flight or waiting for an earlier one, so
+     * memory does not grow with the number of targets.
+     */
+    public void scan(List<Target> targets, IntConsumer progress, Consumer<ScanResult> sink)
+            throws InterruptedException {
         AtomicInteger done = new AtomicInteger();
         AtomicInteger threadNo = new AtomicInteger();
         ThreadFactory tf = r -> {
@@ -68,39 +83,48 @@ public final class Scanner {
         int threads = Math.max(1, Math.min(concurrency, targets.size()));
         ExecutorService pool = Executors.newFixedThreadPool(threads, tf);
         HostKeyCollector collector = hostKeys ? new HostKeyCollector(connectTimeout.plus(readTimeout)) : null;
+        int window = window(threads);
+        Semaphore slots = new Semaphore(window);
+        Map<Integer, ScanResult> finished = new ConcurrentHashMap<>();
+        Object ready = new Object();
+        int next = 0;
         try {
-            // at most 2 x concurrency tasks queued: memory stays O(results), not O(targets) futures as well
-            Semaphore inFlight = new Semaphore(2 * threads);
-            ScanResult[] out = new ScanResult[targets.size()];
             for (int i = 0; i < targets.size(); i++) {
                 int idx = i;
                 Target t = targets.get(i);
-                inFlight.acquire();
+                while (!slots.tryAcquire(50, TimeUnit.MILLISECONDS)) {
+                    next = drain(finished, next, sink, slots);
+                }
                 pool.execute(() -> {
+                    ScanResult r;
                     try {
-                        out[idx] = scanOne(t, collector);
+                        r = scanOne(t, collector);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
+                        r = RawProbe.failed(t, ScanResult.Status.NOT_SSH, "not ssh: scan interrupted", System.nanoTime());
                     } catch (RuntimeException e) {
                         // a bug in a probe must not end the scan: record it as the target's result
-                        out[idx] = RawProbe.failed(t, ScanResult.Status.NOT_SSH, "not ssh: probe failed: " + e,
+                        r = RawProbe.failed(t, ScanResult.Status.NOT_SSH, "not ssh: probe failed: " + e,
                                 System.nanoTime());
-                    } finally {
-                        inFlight.release();
-                        if (progress != null) {
-                            progress.accept(done.incrementAndGet());
-                        }
+                    }
+                    finished.put(idx, r);
+                    if (progress != null) {
+                        progress.accept(done.incrementAndGet());
+                    }
+                    synchronized (ready) {
+                        ready.notifyAll();
                     }
                 });
+                next = drain(finished, next, sink, slots);
             }
-            inFlight.acquire(2 * threads); // all tasks finished
-            inFlight.release(2 * threads);
-            List<ScanResult> list = new ArrayList<>(out.length);
-            for (int i = 0; i < out.length; i++) {
-                list.add(out[i] != null ? out[i] : RawProbe.failed(targets.get(i), ScanResult.Status.NOT_SSH,
-                        "not ssh: scan interrupted", System.nanoTime()));
+            while (next < targets.size()) {
+                synchronized (ready) {
+                    if (!finished.containsKey(next)) {
+                        ready.wait(50);
+                    }
+                }
+                next = drain(finished, next, sink, slots);
             }
-            return list;
         } finally {
             pool.shutdownNow();
             pool.awaitTermination(connectTimeout.plus(readTimeout).toMillis() + 1000, TimeUnit.MILLISECONDS);
@@ -112,6 +136,22 @@ public final class Scanner {
                 }
             }
         }
+    }
+
+    /** Targets in flight or finished but not yet handed on: enough to keep every worker busy past a slow one. */
+    static int window(int threads) {
+        return Math.max(4 * threads, 1024);
+    }
+
+    private static int drain(Map<Integer, ScanResult> finished, int next, Consumer<ScanResult> sink,
+            Semaphore slots) {
+        ScanResult r;
+        while ((r = finished.remove(next)) != null) {
+            sink.accept(r);
+            slots.release();
+            next++;
+        }
+        return next;
     }
 
     ScanResult scanOne(Target t, HostKeyCollector collector) throws InterruptedException {

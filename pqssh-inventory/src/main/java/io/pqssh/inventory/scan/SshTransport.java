@@ -27,11 +27,23 @@ public final class SshTransport {
     }
 
     /** The input did not look like SSH. */
-    public static final class NotSshException extends IOException {
+    public static class NotSshException extends IOException {
         private static final long serialVersionUID = 1L;
 
         public NotSshException(String message) {
             super(message);
+        }
+    }
+
+    /**
+     * OpenSSH's sshd (9.8+, {@code PerSourcePenalties}) answers a penalised source with the line
+     * {@code Not allowed at this time} and closes: an SSH server that refuses us for now, not something else.
+     */
+    public static final class PenaltyRefusal extends NotSshException {
+        private static final long serialVersionUID = 1L;
+
+        public PenaltyRefusal() {
+            super("Not allowed at this time");
         }
     }
 
@@ -67,6 +79,9 @@ public final class SshTransport {
             String line = readLine(in);
             if (line.startsWith("SSH-")) {
                 return Banner.parse(line);
+            }
+            if (line.startsWith("Not allowed at this time")) {
+                throw new PenaltyRefusal();
             }
             if (n == 0 && line.length() > 0 && !isPrintable(line)) {
                 throw new NotSshException("binary data instead of an SSH identification line");

@@ -1,127 +1,570 @@
 package io.pqssh.inventory.scan;
 
-import java.io.BufferedReader;
+import java.io.BufferedInputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Locale;
+import java.util.zip.GZIPInputStream;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 
 import io.pqssh.core.keys.KeyFingerprints;
 import io.pqssh.core.keys.KeyFileException;
 import io.pqssh.core.keys.PublicKeyLine;
 
 /**
- * Reads ZGrab2 {@code ssh} module output (JSON lines: {@code {"ip", "domain", "data": {"ssh": {"status", "port",
- * "result": {"server_id", "server_key_exchange", "key_exchange": {"server_host_key"}}, "error"}}}}) into the same
- * {@link ScanResult}s a live scan gives, for fleets beyond what {@code pqssh scan} should probe itself.
+ * Streams ZGrab2 output (one JSON object per line, as zgrab2's {@code Grab} struct: {@code ip}, {@code domain},
+ * {@code port}, {@code error}, {@code data: {SCANNER_NAME: ScanResponse}}; a {@code ScanResponse} is {@code status},
+ * {@code protocol}, {@code port}, {@code result} (the ssh module's {@code HandshakeLog}: {@code server_id},
+ * {@code server_key_exchange}, {@code key_exchange.server_host_key}), {@code timestamp}, {@code error}) into the same
+ * {@link ScanResult}s a live scan gives, one record at a time: memory does not depend on the input size.
+ *
+ * <p>Handled as zgrab2 writes them: records without {@code data} (name resolution failed, only the grab's
+ * {@code error}); scanner panics ({@code "status":"unknown-error"}, {@code "port":0}, {@code "error":"panic: ..."});
+ * multi-module runs (every response whose {@code protocol} is {@code ssh}, under whatever scanner name); handshake
+ * failures where zgrab2, which has no post-quantum key exchange, could not agree on one: its error text
+ * ({@code ssh: no common algorithm for key exchange; client offered: [...], server offered: [...]}) is the only
+ * record of the server's list; {@code --hello-only} records (only {@code server_id}). A record that cannot be read is
+ * reported with its line number and skipped; the rest of the input goes on.
  */
 public final class Zgrab2Reader {
-    static final int MAX_LINE = 4 << 20;
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Longer lines are skipped as bad records (without buffering them). */
+    public static final int MAX_LINE = 4 << 20;
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).build()).build();
+    private static final String PENALTY = "Not allowed at this time";
 
     private Zgrab2Reader() {
     }
 
-    public static List<ScanResult> read(Path file, int defaultPort) throws IOException {
-        List<ScanResult> out = new ArrayList<>();
-        try (BufferedReader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            String line;
-            int n = 0;
-            while ((line = r.readLine()) != null) {
-                n++;
-                if (line.isBlank()) {
-                    continue;
-                }
-                if (line.length() > MAX_LINE) {
-                    throw new IOException(file + ":" + n + ": line longer than " + MAX_LINE + " characters");
-                }
-                if (out.size() >= Targets.MAX_FORCED) {
-                    throw new IOException(file + ": more than " + Targets.MAX_FORCED + " records");
-                }
-                try {
-                    out.add(record(JSON.readTree(line), defaultPort));
-                } catch (IOException | IllegalArgumentException e) {
-                    throw new IOException(file + ":" + n + ": not a ZGrab2 ssh record: " + e.getMessage(), e);
-                }
+    /** Receives results and bad records as the input is read. */
+    public interface Handler {
+        void result(ScanResult r) throws IOException;
+
+        /** {@code line} is 1-based. */
+        void badRecord(long line, String error);
+    }
+
+    /** The input was not something to classify at all (not gzip though it said so, unreadable). */
+    public static final class InputException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        public InputException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /** Opens FILE, or stdin for {@code -}; gzip input (by its magic bytes, not the name) is decompressed. */
+    public static InputStream open(String source) throws IOException {
+        InputStream raw = source.equals("-") ? System.in : Files.newInputStream(Path.of(source));
+        BufferedInputStream in = new BufferedInputStream(raw, 1 << 16);
+        in.mark(2);
+        int b0 = in.read();
+        int b1 = in.read();
+        in.reset();
+        if (b0 == 0x1f && b1 == 0x8b) {
+            return new BufferedInputStream(new GZIPInputStream(in, 1 << 16), 1 << 16);
+        }
+        return in;
+    }
+
+    /** Reads every line; returns the number of lines read. I/O errors of the input end the read (with the line). */
+    public static long read(InputStream in, String source, int defaultPort, Handler h) throws IOException {
+        LineReader lines = new LineReader(in, MAX_LINE);
+        long n = 0;
+        while (true) {
+            int len;
+            try {
+                len = lines.next();
+            } catch (java.util.zip.ZipException | java.io.EOFException e) {
+                throw new InputException(source + ":" + (n + 1) + ": corrupt gzip input: " + e.getMessage(), e);
             }
+            if (len == LineReader.EOF) {
+                return n;
+            }
+            n++;
+            if (len == LineReader.TOO_LONG) {
+                h.badRecord(n, "line longer than " + MAX_LINE + " bytes");
+                continue;
+            }
+            if (isBlank(lines.buffer(), len)) {
+                continue;
+            }
+            List<ScanResult> rs;
+            try {
+                rs = records(lines.buffer(), len, defaultPort);
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                h.badRecord(n, "not a ZGrab2 record: " + oneLine(e.getOriginalMessage())
+                        + (e.getLocation() != null ? " (column " + e.getLocation().getColumnNr() + ")" : ""));
+                continue;
+            } catch (IOException | IllegalArgumentException e) {
+                h.badRecord(n, "not a ZGrab2 record: " + oneLine(e.getMessage()));
+                continue;
+            }
+            for (ScanResult r : rs) {
+                h.result(r);
+            }
+        }
+    }
+
+    /** All results of one file (tests and small inputs); bad records go to {@code bad}. */
+    public static List<ScanResult> readAll(Path file, int defaultPort, List<String> bad) throws IOException {
+        List<ScanResult> out = new ArrayList<>();
+        try (InputStream in = open(file.toString())) {
+            read(in, file.toString(), defaultPort, new Handler() {
+                @Override
+                public void result(ScanResult r) {
+                    out.add(r);
+                }
+
+                @Override
+                public void badRecord(long line, String error) {
+                    bad.add(file + ":" + line + ": " + error);
+                }
+            });
         }
         return out;
     }
 
-    static ScanResult record(JsonNode rec, int defaultPort) throws IOException {
-        String host = text(rec, "ip");
-        if (host == null) {
-            host = text(rec, "domain");
-        }
-        if (host == null) {
-            throw new IllegalArgumentException("no \"ip\" or \"domain\"");
-        }
-        JsonNode ssh = rec.path("data").path("ssh");
-        if (ssh.isMissingNode()) {
-            throw new IllegalArgumentException("no data.ssh (was the ssh module used?)");
-        }
-        int port = ssh.path("port").isInt() ? ssh.path("port").asInt() : defaultPort;
-        Target t = new Target(host, port);
-        String status = text(ssh, "status");
-        JsonNode res = ssh.path("result");
-        JsonNode kex = res.path("server_key_exchange");
-        if (!kex.isObject() || !kex.path("kex_algorithms").isArray()) {
-            String err = text(ssh, "error");
-            String why = (status == null ? "unknown" : status) + (err == null ? "" : ": " + err);
-            boolean unreachable = status != null && (status.equals("connection-refused")
-                    || status.equals("connection-timeout"));
-            return new ScanResult(t, unreachable ? ScanResult.Status.UNREACHABLE : ScanResult.Status.NOT_SSH,
-                    (unreachable ? "unreachable: " : "not ssh: ") + "zgrab2 " + why, null, null, null, null,
-                    List.of(), 1, 0);
-        }
-        KexInit k = new KexInit(list(kex, "kex_algorithms"), list(kex, "host_key_algorithms"),
-                list(kex, "client_to_server_ciphers"), list(kex, "server_to_client_ciphers"),
-                list(kex, "client_to_server_macs"), list(kex, "server_to_client_macs"),
-                list(kex, "client_to_server_compression"), list(kex, "server_to_client_compression"),
-                list(kex, "client_to_server_languages"), list(kex, "server_to_client_languages"),
-                kex.path("first_kex_follows").asBoolean(false));
-        JsonNode id = res.path("server_id");
-        List<ScanResult.HostKey> keys = new ArrayList<>();
-        JsonNode hk = res.path("key_exchange").path("server_host_key");
-        String raw = text(hk, "raw");
-        if (raw != null) {
-            byte[] blob = Base64.getDecoder().decode(raw);
-            String type;
-            try {
-                type = PublicKeyLine.blobKeyType(blob);
-            } catch (KeyFileException e) {
-                throw new IllegalArgumentException("server_host_key.raw: " + e.getMessage());
-            }
-            keys.add(new ScanResult.HostKey(text(hk, "algorithm") != null ? text(hk, "algorithm") : type, type,
-                    KeyFingerprints.sha256(blob), type + " " + raw, null));
-        }
-        return new ScanResult(t, ScanResult.Status.SSH, null, text(id, "raw"), text(id, "software"), k,
-                Classification.of(k), keys, 1, 0);
+    /** The results of one record (a line of JSON): one per ssh response in it. */
+    public static List<ScanResult> records(String line, int defaultPort) throws IOException {
+        byte[] b = line.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        return records(b, b.length, defaultPort);
     }
 
-    private static List<String> list(JsonNode n, String field) {
-        List<String> l = new ArrayList<>();
-        JsonNode a = n.path(field);
-        if (a.isArray()) {
-            for (JsonNode x : a) {
-                String s = x.asText();
-                if (s.length() > KexInit.MAX_NAME || l.size() >= KexInit.MAX_NAMES) {
-                    throw new IllegalArgumentException(field + " has an over-long name or too many names");
-                }
-                l.add(s);
+    static List<ScanResult> records(byte[] buf, int len, int defaultPort) throws IOException {
+        Grab g = new Grab();
+        try (JsonParser p = JSON.createParser(buf, 0, len)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                throw new IllegalArgumentException("not a JSON object");
             }
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String f = p.currentName();
+                JsonToken t = p.nextToken();
+                switch (f) {
+                    case "ip" -> g.ip = text(p, t);
+                    case "domain" -> g.domain = text(p, t);
+                    case "port" -> g.port = t == JsonToken.VALUE_NUMBER_INT ? p.getIntValue() : 0;
+                    case "error" -> g.error = text(p, t);
+                    case "data" -> data(p, t, g);
+                    default -> p.skipChildren();
+                }
+            }
+            if (p.nextToken() != null) {
+                throw new IllegalArgumentException("trailing data after the JSON object");
+            }
+        }
+        String host = g.ip != null && !g.ip.isEmpty() ? g.ip : g.domain;
+        if (host == null || host.isEmpty()) {
+            throw new IllegalArgumentException("no \"ip\" or \"domain\"");
+        }
+        int grabPort = g.port > 0 && g.port <= 65535 ? g.port : defaultPort;
+        if (g.responses.isEmpty()) {
+            if (g.error != null) {
+                // the grab failed before any module ran: zgrab2 could not resolve the name
+                boolean dns = g.error.contains("resolve") || g.error.contains("lookup") || g.error.contains("no such host");
+                return List.of(failed(new Target(host, grabPort), ScanResult.Status.UNREACHABLE,
+                        (dns ? "unreachable: unknown host (zgrab2: " : "unreachable: zgrab2: (")
+                                + oneLine(g.error) + ")"));
+            }
+            throw new IllegalArgumentException(g.sawData ? "no ssh response in data (modules: "
+                    + String.join(", ", g.otherModules) + ")" : "no \"data\" and no \"error\"");
+        }
+        List<ScanResult> out = new ArrayList<>(g.responses.size());
+        for (Response r : g.responses) {
+            int port = r.port > 0 && r.port <= 65535 ? r.port : grabPort;
+            out.add(result(new Target(host, port), r));
+        }
+        return out;
+    }
+
+    private static ScanResult result(Target t, Response r) {
+        String status = r.status == null ? "unknown" : r.status;
+        String fullErr = r.error;
+        String err = r.error == null ? null : oneLine(r.error);
+        if (err != null && err.startsWith("panic:")) {
+            return failed(t, ScanResult.Status.SCAN_ERROR, "scan error: zgrab2 scanner " + r.name + " " + err);
+        }
+        if (r.kex != null && r.kex.kex != null) {
+            KexInit k = r.kex.toKexInit();
+            return new ScanResult(t, ScanResult.Status.SSH, null, r.serverIdRaw, r.software, k, Classification.of(k),
+                    r.hostKeys, 1, 0, ScanResult.Evidence.KEXINIT);
+        }
+        if (err != null) {
+            ScanResult fromText = fromErrorText(t, r, fullErr);
+            if (fromText != null) {
+                return fromText;
+            }
+            if (err.contains(PENALTY)) {
+                return failed(t, ScanResult.Status.UNREACHABLE, penalty());
+            }
+        }
+        if (status.equals("success") && r.serverIdRaw != null) {
+            // --hello-only: the identification line is all there is
+            return new ScanResult(t, ScanResult.Status.SSH, null, r.serverIdRaw, r.software, null, null, List.of(), 1, 0,
+                    ScanResult.Evidence.BANNER);
+        }
+        String why = "zgrab2 " + status + (err == null ? "" : ": " + err);
+        return switch (status) {
+            case "connection-refused", "connection-timeout", "blocklisted-target" ->
+                failed(t, ScanResult.Status.UNREACHABLE, "unreachable: " + why);
+            case "unknown-error" -> failed(t, ScanResult.Status.SCAN_ERROR, "scan error: " + why);
+            default -> failed(t, ScanResult.Status.NOT_SSH, "not ssh: " + why);
+        };
+    }
+
+    /** The error for an OpenSSH PerSourcePenalties refusal. */
+    public static String penalty() {
+        return "unreachable: refused by the server's connection penalty (\"" + PENALTY + "\": OpenSSH"
+                + " PerSourcePenalties; retry later or from another address)";
+    }
+
+    /**
+     * zgrab2's lib/ssh {@code findCommon}: {@code ssh: no common algorithm for WHAT; client offered: [a b],
+     * server offered: [c d]} (Go's %v of a string slice). For key exchange the server's list is its whole KEX offer.
+     */
+    static ScanResult fromErrorText(Target t, Response r, String err) {
+        int at = err.indexOf("no common algorithm for ");
+        int so = err.indexOf("server offered: [", at < 0 ? 0 : at);
+        if (at < 0 || so < 0) {
+            return null;
+        }
+        String what = err.substring(at + "no common algorithm for ".length(), err.indexOf(';', at) < 0 ? at
+                + "no common algorithm for ".length() : err.indexOf(';', at));
+        int end = err.indexOf(']', so);
+        if (end < 0) {
+            return null;
+        }
+        List<String> names = new ArrayList<>();
+        for (String s : err.substring(so + "server offered: [".length(), end).split(" ")) {
+            if (!s.isEmpty()) {
+                checkName("server offered", s, names.size());
+                names.add(s);
+            }
+        }
+        String note = "zgrab2 could not complete the handshake (no common " + what + "); classified from its error text";
+        if (what.equals("key exchange")) {
+            KexInit k = new KexInit(List.copyOf(names), List.of(), List.of(), List.of(), List.of(), List.of(),
+                    List.of(), List.of(), List.of(), List.of(), false);
+            return new ScanResult(t, ScanResult.Status.SSH, note, r.serverIdRaw, r.software, k, Classification.of(k),
+                    List.of(), 1, 0, ScanResult.Evidence.ERROR_TEXT);
+        }
+        if (what.equals("host key")) {
+            // a key exchange from zgrab2's classical list was agreed, but the server's full KEX list is unknown
+            KexInit k = new KexInit(List.of(), List.copyOf(names), List.of(), List.of(), List.of(), List.of(),
+                    List.of(), List.of(), List.of(), List.of(), false);
+            return new ScanResult(t, ScanResult.Status.SSH, note, r.serverIdRaw, r.software, k, null, List.of(), 1, 0,
+                    ScanResult.Evidence.ERROR_TEXT);
+        }
+        return null;
+    }
+
+    private static ScanResult failed(Target t, ScanResult.Status st, String error) {
+        return new ScanResult(t, st, error, null, null, null, null, List.of(), 1, 0, ScanResult.Evidence.NONE);
+    }
+
+    private static final class Grab {
+        String ip;
+        String domain;
+        int port;
+        String error;
+        boolean sawData;
+        final List<Response> responses = new ArrayList<>(1);
+        final List<String> otherModules = new ArrayList<>(1);
+    }
+
+    static final class Response {
+        String name;
+        String status;
+        String protocol;
+        int port;
+        String error;
+        String serverIdRaw;
+        String software;
+        Lists kex;
+        List<ScanResult.HostKey> hostKeys = List.of();
+    }
+
+    private static final class Lists {
+        List<String> kex;
+        List<String> hostKey = List.of();
+        List<String> c2s = List.of();
+        List<String> s2c = List.of();
+        List<String> macC2s = List.of();
+        List<String> macS2c = List.of();
+        List<String> compC2s = List.of();
+        List<String> compS2c = List.of();
+        List<String> langC2s = List.of();
+        List<String> langS2c = List.of();
+        boolean follows;
+
+        KexInit toKexInit() {
+            return new KexInit(kex, hostKey, c2s, s2c, macC2s, macS2c, compC2s, compS2c, langC2s, langS2c, follows);
+        }
+    }
+
+    private static void data(JsonParser p, JsonToken t, Grab g) throws IOException {
+        if (t == JsonToken.VALUE_NULL) {
+            return;
+        }
+        if (t != JsonToken.START_OBJECT) {
+            throw new IllegalArgumentException("\"data\" is not an object");
+        }
+        g.sawData = true;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                p.skipChildren();
+                continue;
+            }
+            Response r = response(p, name);
+            // a panicking scanner's response carries its scanner name as protocol
+            // (older zgrab2 versions wrote no protocol; a scanner is named after its module by default)
+            boolean sshName = name.toLowerCase(Locale.ROOT).contains("ssh");
+            boolean ssh = "ssh".equals(r.protocol) || (sshName && (r.protocol == null || r.protocol.equals(name)));
+            if (ssh) {
+                g.responses.add(r);
+            } else if (g.otherModules.size() < 8) {
+                g.otherModules.add(name);
+            }
+        }
+    }
+
+    private static Response response(JsonParser p, String name) throws IOException {
+        Response r = new Response();
+        r.name = name;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String f = p.currentName();
+            JsonToken t = p.nextToken();
+            switch (f) {
+                case "status" -> r.status = text(p, t);
+                case "protocol" -> r.protocol = text(p, t);
+                case "port" -> r.port = t == JsonToken.VALUE_NUMBER_INT ? p.getIntValue() : 0;
+                case "error" -> r.error = text(p, t);
+                case "result" -> {
+                    if (t == JsonToken.START_OBJECT) {
+                        result(p, r);
+                    } else {
+                        p.skipChildren();
+                    }
+                }
+                default -> p.skipChildren();
+            }
+        }
+        return r;
+    }
+
+    private static void result(JsonParser p, Response r) throws IOException {
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String f = p.currentName();
+            JsonToken t = p.nextToken();
+            switch (f) {
+                case "server_id" -> {
+                    if (t != JsonToken.START_OBJECT) {
+                        p.skipChildren();
+                        break;
+                    }
+                    while (p.nextToken() == JsonToken.FIELD_NAME) {
+                        String g = p.currentName();
+                        JsonToken v = p.nextToken();
+                        switch (g) {
+                            case "raw" -> r.serverIdRaw = text(p, v);
+                            case "software" -> r.software = text(p, v);
+                            default -> p.skipChildren();
+                        }
+                    }
+                }
+                case "server_key_exchange" -> {
+                    if (t == JsonToken.START_OBJECT) {
+                        r.kex = lists(p);
+                    } else {
+                        p.skipChildren();
+                    }
+                }
+                case "key_exchange" -> {
+                    if (t != JsonToken.START_OBJECT) {
+                        p.skipChildren();
+                        break;
+                    }
+                    while (p.nextToken() == JsonToken.FIELD_NAME) {
+                        String g = p.currentName();
+                        JsonToken v = p.nextToken();
+                        if (g.equals("server_host_key") && v == JsonToken.START_OBJECT) {
+                            r.hostKeys = hostKey(p);
+                        } else {
+                            p.skipChildren();
+                        }
+                    }
+                }
+                default -> p.skipChildren();
+            }
+        }
+    }
+
+    private static Lists lists(JsonParser p) throws IOException {
+        Lists l = new Lists();
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String f = p.currentName();
+            JsonToken t = p.nextToken();
+            switch (f) {
+                case "kex_algorithms" -> l.kex = names(p, t, f);
+                case "host_key_algorithms" -> l.hostKey = names(p, t, f);
+                case "client_to_server_ciphers" -> l.c2s = names(p, t, f);
+                case "server_to_client_ciphers" -> l.s2c = names(p, t, f);
+                case "client_to_server_macs" -> l.macC2s = names(p, t, f);
+                case "server_to_client_macs" -> l.macS2c = names(p, t, f);
+                case "client_to_server_compression" -> l.compC2s = names(p, t, f);
+                case "server_to_client_compression" -> l.compS2c = names(p, t, f);
+                case "client_to_server_languages" -> l.langC2s = names(p, t, f);
+                case "server_to_client_languages" -> l.langS2c = names(p, t, f);
+                case "first_kex_follows" -> l.follows = t == JsonToken.VALUE_TRUE;
+                default -> p.skipChildren();
+            }
+        }
+        return l;
+    }
+
+    private static List<String> names(JsonParser p, JsonToken t, String field) throws IOException {
+        if (t == JsonToken.VALUE_NULL) {
+            return List.of();
+        }
+        if (t != JsonToken.START_ARRAY) {
+            throw new IllegalArgumentException(field + " is not an array");
+        }
+        List<String> l = new ArrayList<>();
+        while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+            if (t != JsonToken.VALUE_STRING) {
+                throw new IllegalArgumentException(field + " has a non-string entry");
+            }
+            String s = p.getText();
+            checkName(field, s, l.size());
+            l.add(s);
         }
         return List.copyOf(l);
     }
 
-    private static String text(JsonNode n, String field) {
-        JsonNode v = n.path(field);
-        return v.isTextual() ? v.asText() : null;
+    private static void checkName(String field, String s, int count) {
+        if (s.isEmpty() || s.length() > KexInit.MAX_NAME || count >= KexInit.MAX_NAMES) {
+            throw new IllegalArgumentException(field + " has an empty or over-long name or too many names");
+        }
+    }
+
+    private static List<ScanResult.HostKey> hostKey(JsonParser p) throws IOException {
+        String raw = null;
+        String alg = null;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String f = p.currentName();
+            JsonToken t = p.nextToken();
+            switch (f) {
+                case "raw" -> raw = text(p, t);
+                case "algorithm" -> alg = text(p, t);
+                default -> p.skipChildren();
+            }
+        }
+        if (raw == null) {
+            return List.of();
+        }
+        try {
+            byte[] blob = Base64.getDecoder().decode(raw);
+            String type = PublicKeyLine.blobKeyType(blob);
+            return List.of(new ScanResult.HostKey(alg != null ? alg : type, type, KeyFingerprints.sha256(blob),
+                    type + " " + raw, null));
+        } catch (IllegalArgumentException | KeyFileException e) {
+            // the record stays: only this key is unreadable
+            return List.of(new ScanResult.HostKey(alg != null ? alg : "unknown", null, null, null,
+                    "server_host_key.raw unreadable: " + oneLine(e.getMessage())));
+        }
+    }
+
+    private static String text(JsonParser p, JsonToken t) throws IOException {
+        if (t == JsonToken.VALUE_STRING) {
+            return p.getText();
+        }
+        p.skipChildren();
+        return null;
+    }
+
+    private static boolean isBlank(byte[] b, int len) {
+        for (int i = 0; i < len; i++) {
+            if (b[i] != ' ' && b[i] != '\t' && b[i] != '\r') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    static String oneLine(String s) {
+        if (s == null) {
+            return "";
+        }
+        String o = s.replaceAll("[\\r\\n]+", " ");
+        return o.length() > 300 ? o.substring(0, 300) + "..." : o;
+    }
+
+    /** Lines of bytes, each at most {@code max} long; longer lines are skipped to their end without buffering. */
+    static final class LineReader {
+        static final int EOF = -1;
+        static final int TOO_LONG = -2;
+        private final InputStream in;
+        private final int max;
+        private byte[] line = new byte[8192];
+        private final byte[] buf = new byte[1 << 16];
+        private int pos;
+        private int lim;
+
+        LineReader(InputStream in, int max) {
+            this.in = in;
+            this.max = max;
+        }
+
+        byte[] buffer() {
+            return line;
+        }
+
+        /** The length of the next line (without the newline), {@link #EOF}, or {@link #TOO_LONG}. */
+        int next() throws IOException {
+            int n = 0;
+            boolean tooLong = false;
+            boolean any = false;
+            while (true) {
+                if (pos == lim) {
+                    lim = in.read(buf, 0, buf.length);
+                    pos = 0;
+                    if (lim <= 0) {
+                        lim = 0;
+                        return !any ? EOF : tooLong ? TOO_LONG : n;
+                    }
+                }
+                any = true;
+                int start = pos;
+                while (pos < lim && buf[pos] != '\n') {
+                    pos++;
+                }
+                int chunk = pos - start;
+                if (!tooLong) {
+                    if (n + chunk > max) {
+                        tooLong = true;
+                    } else {
+                        if (n + chunk > line.length) {
+                            line = java.util.Arrays.copyOf(line, Math.min(max, Math.max(line.length * 2, n + chunk)));
+                        }
+                        System.arraycopy(buf, start, line, n, chunk);
+                        n += chunk;
+                    }
+                }
+                if (pos < lim) {
+                    pos++; // the newline
+                    return tooLong ? TOO_LONG : n;
+                }
+            }
+        }
     }
 }

@@ -58,7 +58,7 @@ class InventoryFuzzTest {
     void zgrab2Record(byte[] input) {
         String line = new String(input, StandardCharsets.UTF_8);
         try {
-            assertNotNull(Zgrab2Reader.record(JSON.readTree(line), 22));
+            assertNotNull(Zgrab2Reader.records(line, 22));
         } catch (IOException | IllegalArgumentException e) {
             assertNotNull(e.getClass());
         }
