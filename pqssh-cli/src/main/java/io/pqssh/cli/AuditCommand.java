@@ -26,7 +26,7 @@ import picocli.CommandLine.Parameters;
         description = {"Reads authorized_keys, authorized_kem_keys, known_hosts, key files and sshd_config/ssh_config",
                 "(Include, Match) and reports quantum-vulnerable keys, classical keys authorized beside a PQ",
                 "credential, and configs that pin or strip post-quantum KexAlgorithms. Private keys are not decrypted.",
-                "Exit: 0 ok, 1 a --fail-on condition matched, 2 bad arguments, 255 other errors."})
+                "Exit: 0 ok, 1 a --fail-on condition matched, 2 usage or input error, 3 internal error."})
 public final class AuditCommand implements Callable<Integer> {
     @Parameters(arity = "0..*", paramLabel = "PATH", description = "files or directories (default: ~/.ssh /etc/ssh)")
     List<Path> paths = new ArrayList<>();
@@ -42,15 +42,26 @@ public final class AuditCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Override
-    public Integer call() throws Exception {
+    public Integer call() {
         try {
             return run();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        } catch (ParameterException e) {
+            throw e;
+        } catch (ReportOptions.OutputFailure e) {
+            System.err.println("pqssh audit: " + e.getMessage());
+            return FailOn.EXIT_INTERNAL;
+        } catch (java.io.IOException e) {
+            System.err.println("pqssh audit: cannot read input: " + Errors.describe(e));
+            return FailOn.EXIT_USAGE;
+        } catch (RuntimeException | Error e) {
+            System.err.println("pqssh audit: internal error: " + Errors.describe(e));
+            return FailOn.EXIT_INTERNAL;
         }
     }
 
-    private Integer run() throws Exception {
+    private Integer run() throws java.io.IOException {
         List<FailOn> conditions = failOn.stream().map(FailOn::parse).toList();
         List<Path> p = paths.isEmpty() ? Auditor.defaultPaths() : paths;
         if (p.isEmpty()) {

@@ -63,7 +63,11 @@ final class ReportOptions {
         if (dest.equals("-")) {
             System.out.print(text);
         } else {
-            Files.writeString(Path.of(dest), text, StandardCharsets.UTF_8);
+            try {
+                Files.writeString(Path.of(dest), text, StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new OutputFailure(dest, e);
+            }
         }
     }
 

@@ -37,6 +37,8 @@ public final class SarifReport {
             new Rule("no-strict-kex", "warning", "The server does not offer strict key exchange"
                     + " (kex-strict-s-v00@openssh.com, the Terrapin countermeasure)."),
             new Rule("unreachable", "note", "The target did not answer or does not speak SSH."),
+            new Rule("algorithm-info", "note", "The server offers algorithms worth knowing about but not weak by"
+                    + " pqssh's policy (NIST P-curves, which ssh-audit 3.x fails; encrypt-and-MAC modes)."),
             new Rule("policy", "error", "The server does not comply with the policy given with --policy."));
 
     private static final List<Rule> AUDIT_RULES = List.of(
@@ -84,8 +86,19 @@ public final class SarifReport {
                             : " (only non-standard " + String.join(", ", c.pqKexOffered()) + ")")
                     + "; OpenSSH 10 negotiates " + c.openssh10Negotiates(), uri, 0));
         }
-        if (!c.weak().isEmpty()) {
-            out.add(new Item("weak-algorithm", r.target() + " offers " + String.join(", ", c.weak()), uri, 0));
+        if (r.kexInit() != null) {
+            List<io.pqssh.inventory.scan.Algorithms.Weakness> ws = io.pqssh.inventory.scan.KexCache.of(r.kexInit())
+                    .weaknesses();
+            List<String> weak = ws.stream().filter(w -> w.weak())
+                    .map(w -> w.kind() + ":" + w.name() + " (" + w.severity() + ": " + w.reason() + ")").toList();
+            List<String> info = ws.stream().filter(w -> !w.weak())
+                    .map(w -> w.kind() + ":" + w.name() + " (" + w.reason() + ")").toList();
+            if (!weak.isEmpty()) {
+                out.add(new Item("weak-algorithm", r.target() + " offers " + String.join(", ", weak), uri, 0));
+            }
+            if (!info.isEmpty()) {
+                out.add(new Item("algorithm-info", r.target() + " offers " + String.join(", ", info), uri, 0));
+            }
         }
         if (!c.strictKex() && r.evidence() == ScanResult.Evidence.KEXINIT) {
             out.add(new Item("no-strict-kex", r.target() + " does not offer strict KEX", uri, 0));

@@ -41,9 +41,17 @@ public final class ScanSinks {
         g.writeStringField("tool", "pqssh 0.1.0");
         g.writeArrayFieldStart("targets");
         return new ScanSink() {
+            /** Why each flagged algorithm was flagged: once per document instead of once per target. */
+            private final java.util.Map<String, Algorithms.Weakness> notes = new java.util.TreeMap<>();
+
             @Override
             public void accept(ScanResult r) throws IOException {
                 TargetJson.write(g, r);
+                if (r.kexInit() != null && r.classification() != null && notes.size() < MAX_NOTES) {
+                    for (Algorithms.Weakness w : io.pqssh.inventory.scan.KexCache.of(r.kexInit()).weaknesses()) {
+                        notes.putIfAbsent(w.kind() + ":" + w.name(), w);
+                    }
+                }
             }
 
             @Override
@@ -55,6 +63,14 @@ public final class ScanSinks {
                 }
                 TargetJson.strings(g, "openssh10ClientKex", Algorithms.OPENSSH10_CLIENT_KEX);
                 TargetJson.strings(g, "pqsshKex", Algorithms.PQSSH_KEX);
+                g.writeEndObject();
+                g.writeObjectFieldStart("algorithmNotes");
+                for (var e : notes.entrySet()) {
+                    g.writeObjectFieldStart(e.getKey());
+                    g.writeStringField("severity", e.getValue().severity());
+                    g.writeStringField("reason", e.getValue().reason());
+                    g.writeEndObject();
+                }
                 g.writeEndObject();
                 g.writeArrayFieldStart("badRecords");
                 for (ScanCounters.BadRecord b : c.keptBadRecords()) {
@@ -244,6 +260,8 @@ public final class ScanSinks {
     }
 
     static final int WIDTH_SAMPLE = 1000;
+    /** Distinct flagged algorithm names explained in a JSON document (hostile servers can invent names). */
+    static final int MAX_NOTES = 4096;
 
     /** Runs results through a sink and returns what it wrote (for the list-based report methods). */
     static String render(List<ScanResult> results, SinkFactory f) {

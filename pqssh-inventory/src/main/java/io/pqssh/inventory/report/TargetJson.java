@@ -5,9 +5,12 @@ import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.io.SerializedString;
+import com.fasterxml.jackson.core.util.MinimalPrettyPrinter;
 
 import io.pqssh.inventory.scan.Algorithms;
 import io.pqssh.inventory.scan.Classification;
+import io.pqssh.inventory.scan.KexCache;
 import io.pqssh.inventory.scan.KexInit;
 import io.pqssh.inventory.scan.ScanResult;
 
@@ -32,27 +35,19 @@ final class TargetJson {
         Classification c = r.classification();
         KexInit k = r.kexInit();
         if (c != null && k != null) {
-            strings(g, "kexAlgorithms", k.kex());
-            strings(g, "pqKexOffered", c.pqKexOffered());
-            g.writeStringField("openssh10Negotiates", c.openssh10Negotiates());
-            g.writeStringField("pqsshNegotiates", c.pqsshNegotiates());
-            g.writeBooleanField("pqReady", c.pqReady());
-            g.writeBooleanField("classicalOnly", c.classicalOnly());
-            g.writeBooleanField("strictKex", c.strictKex());
-            strings(g, "hostKeyAlgorithms", k.hostKey());
-            strings(g, "pqHostKeysOffered", c.pqHostKeysOffered());
-            strings(g, "ciphers", k.ciphersS2C());
-            strings(g, "macs", k.macsS2C());
-            strings(g, "weak", c.weak());
-            g.writeArrayFieldStart("weakInfo");
-            for (Algorithms.Weakness w : Algorithms.weaknesses(k)) {
-                g.writeStartObject();
-                g.writeStringField("algorithm", w.kind() + ":" + w.name());
-                g.writeStringField("severity", w.severity());
-                g.writeStringField("reason", w.reason());
-                g.writeEndObject();
+            if (g.getPrettyPrinter() == null || g.getPrettyPrinter() instanceof MinimalPrettyPrinter) {
+                // compact output: the KEXINIT part is the same for every host with this configuration
+                KexCache.Entry e = KexCache.of(k);
+                SerializedString f = (SerializedString) e.jsonFragment();
+                if (f == null) {
+                    f = new SerializedString(fragment(k, e.classification(), e.weaknesses()));
+                    e.jsonFragment(f);
+                }
+                g.writeFieldName("kexAlgorithms");
+                g.writeRawValue(f);
+            } else {
+                kexFields(g, k, c, Algorithms.weaknesses(k));
             }
-            g.writeEndArray();
         }
         g.writeArrayFieldStart("hostKeys");
         for (ScanResult.HostKey h : r.hostKeys()) {
@@ -66,6 +61,42 @@ final class TargetJson {
         }
         g.writeEndArray();
         g.writeEndObject();
+    }
+
+    /** The kexAlgorithms value and the fields after it, compact: {@code [..],"pqKexOffered":[..],...}. */
+    private static String fragment(KexInit k, Classification c, List<Algorithms.Weakness> w) throws IOException {
+        java.io.StringWriter sw = new java.io.StringWriter(2048);
+        try (JsonGenerator g = ScanSinks.JSON.createGenerator(sw)) {
+            g.writeStartObject();
+            kexFields(g, k, c, w);
+            g.writeEndObject();
+        }
+        String s = sw.toString();
+        String head = "{\"kexAlgorithms\":";
+        return s.substring(head.length(), s.length() - 1);
+    }
+
+    private static void kexFields(JsonGenerator g, KexInit k, Classification c, List<Algorithms.Weakness> weak)
+            throws IOException {
+        strings(g, "kexAlgorithms", k.kex());
+        strings(g, "pqKexOffered", c.pqKexOffered());
+        g.writeStringField("openssh10Negotiates", c.openssh10Negotiates());
+        g.writeStringField("pqsshNegotiates", c.pqsshNegotiates());
+        g.writeBooleanField("pqReady", c.pqReady());
+        g.writeBooleanField("classicalOnly", c.classicalOnly());
+        g.writeBooleanField("strictKex", c.strictKex());
+        strings(g, "hostKeyAlgorithms", k.hostKey());
+        strings(g, "pqHostKeysOffered", c.pqHostKeysOffered());
+        strings(g, "ciphers", k.ciphersS2C());
+        strings(g, "macs", k.macsS2C());
+        strings(g, "weak", c.weak());
+        g.writeArrayFieldStart("info");
+        for (Algorithms.Weakness w : weak) {
+            if (!w.weak()) {
+                g.writeString(w.kind() + ":" + w.name());
+            }
+        }
+        g.writeEndArray();
     }
 
     static void strings(JsonGenerator g, String field, List<String> l) throws IOException {

@@ -12,33 +12,30 @@ import java.util.List;
  * @param strictKex whether {@code kex-strict-s-v00@openssh.com} (Terrapin countermeasure) is offered
  * @param classicalOnly no post-quantum key exchange offered at all
  * @param weak weak algorithms offered, as {@code kind:name}
+ * @param pqReady an OpenSSH 10 client (or pqssh) gets a post-quantum key exchange here
+ * @param category pq-ready; non-standard-pq when post-quantum methods are offered but none that OpenSSH 10 or pqssh
+ *     negotiates (withdrawn drafts, OQS or vendor names), so clients still fall back to a classical exchange; else
+ *     classical-only
  */
 public record Classification(List<String> pqKexOffered, String openssh10Negotiates, String pqsshNegotiates,
-        List<String> pqHostKeysOffered, boolean strictKex, boolean classicalOnly, List<String> weak) {
+        List<String> pqHostKeysOffered, boolean strictKex, boolean classicalOnly, List<String> weak, boolean pqReady,
+        String category) {
 
+    /** The classification of a KEXINIT (remembered per distinct KEXINIT: {@link KexCache}). */
     public static Classification of(KexInit k) {
+        return KexCache.of(k).classification();
+    }
+
+    static Classification compute(KexInit k) {
         List<String> pq = k.kex().stream().filter(n -> !Algorithms.isPseudoKex(n)).filter(Algorithms::isPqKex)
                 .toList();
-        return new Classification(pq,
-                Algorithms.negotiate(Algorithms.OPENSSH10_CLIENT_KEX, k.kex()),
-                Algorithms.negotiate(Algorithms.PQSSH_KEX, k.kex()),
+        String o = Algorithms.negotiate(Algorithms.OPENSSH10_CLIENT_KEX, k.kex());
+        String p = Algorithms.negotiate(Algorithms.PQSSH_KEX, k.kex());
+        boolean ready = (o != null && Algorithms.isPqKex(o)) || (p != null && Algorithms.isPqKex(p));
+        return new Classification(pq, o, p,
                 k.hostKey().stream().filter(Algorithms::isPqHostKey).toList(),
                 k.kex().contains(Algorithms.STRICT_KEX_SERVER),
                 pq.isEmpty(),
-                Algorithms.weak(k));
-    }
-
-    /**
-     * pq-ready; non-standard-pq when post-quantum methods are offered but none that OpenSSH 10 or pqssh negotiates
-     * (withdrawn drafts, OQS or vendor names), so clients still fall back to a classical exchange; else classical-only.
-     */
-    public String category() {
-        return pqReady() ? "pq-ready" : !pqKexOffered.isEmpty() ? "non-standard-pq" : "classical-only";
-    }
-
-    /** An OpenSSH 10 client (or pqssh) gets a post-quantum key exchange here. */
-    public boolean pqReady() {
-        return (openssh10Negotiates != null && Algorithms.isPqKex(openssh10Negotiates))
-                || (pqsshNegotiates != null && Algorithms.isPqKex(pqsshNegotiates));
+                Algorithms.weak(k), ready, ready ? "pq-ready" : !pq.isEmpty() ? "non-standard-pq" : "classical-only");
     }
 }

@@ -71,7 +71,7 @@ public final class Zgrab2Reader {
         int b1 = in.read();
         in.reset();
         if (b0 == 0x1f && b1 == 0x8b) {
-            return new BufferedInputStream(new GZIPInputStream(in, 1 << 16), 1 << 16);
+            return new ReadAhead(new GZIPInputStream(in, 1 << 16));
         }
         return in;
     }
