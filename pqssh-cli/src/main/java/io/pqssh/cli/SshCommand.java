@@ -1,188 +1,547 @@
 package io.pqssh.cli;
 
-import java.io.InputStream;
-import java.net.SocketAddress;
+import java.io.PrintStream;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyPair;
-import java.security.PublicKey;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
-import org.apache.sshd.client.channel.ChannelShell;
-import org.apache.sshd.client.channel.ClientChannelEvent;
-import org.apache.sshd.client.keyverifier.AcceptAllServerKeyVerifier;
-import org.apache.sshd.client.keyverifier.KnownHostsServerKeyVerifier;
-import org.apache.sshd.client.keyverifier.ServerKeyVerifier;
 import org.apache.sshd.client.session.ClientSession;
-import org.apache.sshd.common.NamedResource;
-import org.apache.sshd.common.config.keys.KeyUtils;
-import org.apache.sshd.common.util.security.SecurityUtils;
 
-import io.pqssh.core.keys.KeyFilePermissions;
-import io.pqssh.core.keys.kem.MlKemSshKey;
-import io.pqssh.core.keys.openssh.OpenSshPrivateKey;
+import io.pqssh.cli.config.ClientConfig;
+import io.pqssh.cli.config.ConfigException;
+import io.pqssh.cli.config.ForwardSpec;
+import io.pqssh.cli.config.OptionValue;
+import io.pqssh.cli.config.Patterns;
+import io.pqssh.cli.ssh.ClientLog;
+import io.pqssh.cli.ssh.ClientSetup;
+import io.pqssh.cli.ssh.Failures;
+import io.pqssh.cli.ssh.Forwarding;
+import io.pqssh.cli.ssh.HostKeyCheck;
+import io.pqssh.cli.ssh.Identities;
+import io.pqssh.cli.ssh.Prompter;
+import io.pqssh.cli.ssh.Queries;
+import io.pqssh.cli.ssh.SessionRunner;
+import io.pqssh.cli.ssh.Background;
+import io.pqssh.core.kem.KemAlgorithm;
+import io.pqssh.core.kem.KemPrivateKey;
 import io.pqssh.mina.auth.KemClientIdentity;
 import io.pqssh.mina.client.PqsshClient;
-import io.pqssh.mina.kex.PqKex;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code pqssh ssh}: an OpenSSH-like client with KEM authentication and post-quantum key exchange. */
-@Command(name = "ssh", mixinStandardHelpOptions = true,
-        description = {"Log in to an SSH server and run a command (or a shell).",
-                "Exit status: the remote command's, or 255 on connection or authentication failure.",
-                "Options (-o): StrictHostKeyChecking yes|accept-new|no, UserKnownHostsFile, KexAlgorithms,",
-                "RequirePostQuantumKex yes|no, WarnWeakCrypto yes|no, KEMAuthentication yes|no, IdentityKEMFile,",
-                "PreferredAuthentications, PasswordAuthentication yes|no, ConnectTimeout, Port, User,",
-                "NoneProbe yes|no (default no), PubkeySignDirectly yes|no (default no), GuessKex yes|no (default",
-                "yes: first_kex_packet_follows when KexGuessCache shows it will be right), KexGuessCache FILE|none",
-                "(default pqssh_kex_cache beside known_hosts), EarlyChannelOpen yes|no (default no; pqssh servers only);",
-                "see docs/round-trips.md."})
+/**
+ * {@code pqssh ssh}: OpenSSH's {@code ssh} with KEM authentication and post-quantum key exchange. Options and
+ * ssh_config keywords are in docs/client.md; exit status is the remote command's, or 255 on any error (as ssh).
+ */
+@Command(name = "ssh", sortOptions = false, usageHelpAutoWidth = true,
+        description = {"Log in to an SSH server and run a command or a shell (OpenSSH's ssh options; docs/client.md).",
+                "Exit status: the remote command's, or 255 on an error."})
 public final class SshCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "[user@]host", description = "Destination.")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "destination",
+            description = "[user@]host or ssh://[user@]host[:port]")
     String destination;
 
     @Parameters(index = "1..*", paramLabel = "command", description = "Remote command.")
     List<String> command = new ArrayList<>();
 
-    @Option(names = "-p", description = "Port (default 22).")
+    @Option(names = "-p", paramLabel = "port", description = "Port to connect to.")
     Integer port;
 
-    @Option(names = "-l", description = "Login name.")
+    @Option(names = "-l", paramLabel = "login_name", description = "User to log in as.")
     String loginName;
 
-    @Option(names = "-i", description = "Identity file (ML-KEM or signature key, openssh-key-v1). Repeatable.")
-    List<Path> identities = new ArrayList<>();
+    @Option(names = "-i", paramLabel = "identity_file", description = "Identity file (repeatable).")
+    List<String> identities = new ArrayList<>();
 
-    @Option(names = "-o", description = "Option=value (see above). Repeatable.")
+    @Option(names = "-o", paramLabel = "option", description = "ssh_config option Key=value (repeatable).")
     List<String> options = new ArrayList<>();
 
-    @Option(names = "-v", description = "Verbose.")
-    boolean verbose;
+    @Option(names = "-F", paramLabel = "configfile", description = "Config file instead of ~/.ssh/config; none: no file.")
+    String configFile;
+
+    @Option(names = "-v", description = "Verbose (-v, -vv, -vvv): debug lines on stderr.")
+    boolean[] verbose = new boolean[0];
+
+    @Option(names = "-q", description = "Quiet: no warnings or diagnostics.")
+    boolean quiet;
+
+    @Option(names = "-V", description = "Print the version and exit.")
+    boolean version;
+
+    @Option(names = "-G", description = "Print the configuration for the destination and exit.")
+    boolean printConfig;
+
+    @Option(names = "-Q", paramLabel = "query", description = "List supported algorithms: kex, key, sig, cipher, mac, kem, compression.")
+    String query;
+
+    @Option(names = "-N", description = "No remote command (forwarding only).")
+    boolean noCommand;
+
+    @Option(names = "-n", description = "stdin from /dev/null.")
+    boolean stdinNull;
+
+    @Option(names = "-f", description = "Go to the background after authentication (implies -n).")
+    boolean fork;
+
+    @Option(names = "-t", description = "Request a pty (-tt: even without a local terminal).")
+    boolean[] tty = new boolean[0];
+
+    @Option(names = "-T", description = "Disable pty allocation.")
+    boolean noTty;
+
+    @Option(names = "-s", description = "The command is a subsystem name.")
+    boolean subsystem;
+
+    @Option(names = "-e", paramLabel = "escape_char", description = "Escape character (default ~; none disables).")
+    String escapeChar;
+
+    @Option(names = "-C", description = "Compression.")
+    boolean compression;
+
+    @Option(names = "-L", paramLabel = "[bind:]port:host:hostport", description = "Local forward (repeatable).")
+    List<String> localForwards = new ArrayList<>();
+
+    @Option(names = "-R", paramLabel = "[bind:]port:host:hostport", description = "Remote forward (repeatable).")
+    List<String> remoteForwards = new ArrayList<>();
+
+    @Option(names = "-D", paramLabel = "[bind:]port", description = "Dynamic (SOCKS) forward (repeatable).")
+    List<String> dynamicForwards = new ArrayList<>();
+
+    @Option(names = "-J", paramLabel = "destination", description = "ProxyJump host(s), comma separated.")
+    String proxyJump;
+
+    @Option(names = "-A", description = "Agent forwarding.")
+    boolean forwardAgent;
+
+    @Option(names = "-a", description = "No agent forwarding.")
+    boolean noForwardAgent;
+
+    @Option(names = "--help", usageHelp = true, description = "This help.")
+    boolean help;
+
+    /** Where the remote command's output and ssh's messages go (System.out/err at call time). */
+    private PrintStream out;
+    private PrintStream err;
 
     @Override
-    public Integer call() throws Exception {
-        Map<String, String> o = parseOptions(options);
-        String user = loginName != null ? loginName : o.getOrDefault("user", System.getProperty("user.name"));
-        String host = destination;
-        int at = destination.lastIndexOf('@');
-        if (at >= 0) {
-            user = destination.substring(0, at);
-            host = destination.substring(at + 1);
+    public Integer call() {
+        out = System.out;
+        err = System.err;
+        int verbosity = verbose.length;
+        ClientLog log = new ClientLog(err, verbosity, quiet);
+        try {
+            if (version) {
+                err.println(Queries.version());
+                return 0;
+            }
+            if (query != null) {
+                List<String> lines = Queries.query(query);
+                lines.forEach(out::println);
+                return 0;
+            }
+            if (destination == null) {
+                err.println("usage: pqssh ssh [options] destination [command [argument ...]] (pqssh ssh --help)");
+                return 255;
+            }
+            ClientConfig config = resolve(log);
+            if (printConfig) {
+                printConfig(config);
+                return 0;
+            }
+            if (verbosity == 0 && !quiet && config.value("LogLevel").isPresent()) {
+                log = new ClientLog(err, Math.max(0, config.logVerbosity()), config.logQuiet());
+            }
+            return run(config, log);
+        } catch (ConfigException e) {
+            err.println("pqssh: " + e.getMessage());
+            return 255;
+        } catch (IllegalArgumentException e) {
+            err.println("pqssh: " + e.getMessage());
+            return 255;
         }
-        int p = port != null ? port : Integer.parseInt(o.getOrDefault("port", "22"));
+    }
+
+    private ClientConfig resolve(ClientLog log) throws ConfigException {
+        String host = destination;
+        String user = null;
+        Integer uriPort = null;
+        if (destination.startsWith("ssh://")) {
+            URI u = URI.create(destination);
+            host = u.getHost();
+            user = u.getUserInfo();
+            uriPort = u.getPort() > 0 ? u.getPort() : null;
+            if (host == null) {
+                throw new ConfigException("invalid destination " + destination);
+            }
+        } else {
+            int at = destination.lastIndexOf('@');
+            if (at >= 0) {
+                user = destination.substring(0, at);
+                host = destination.substring(at + 1);
+            }
+        }
+        if (host.isEmpty()) {
+            throw new ConfigException("invalid destination " + destination + ": empty host name");
+        }
+        List<String> opts = new ArrayList<>();
+        // flags that set options directly come before -o (they win, as in ssh)
+        if (escapeChar != null) {
+            opts.add("EscapeChar=" + escapeChar);
+        }
+        if (noTty) {
+            opts.add("RequestTTY=no");
+        } else if (tty.length >= 2) {
+            opts.add("RequestTTY=force");
+        } else if (tty.length == 1) {
+            opts.add("RequestTTY=yes");
+        }
+        if (noCommand) {
+            opts.add("SessionType=none");
+        } else if (subsystem) {
+            opts.add("SessionType=subsystem");
+        }
+        if (stdinNull || fork) {
+            opts.add("StdinNull=yes");
+        }
+        if (fork) {
+            opts.add("ForkAfterAuthentication=yes");
+        }
+        if (compression) {
+            opts.add("Compression=yes");
+        }
+        if (proxyJump != null) {
+            opts.add("ProxyJump=" + proxyJump);
+        }
+        if (forwardAgent) {
+            opts.add("ForwardAgent=yes");
+        } else if (noForwardAgent) {
+            opts.add("ForwardAgent=no");
+        }
+        if (quiet) {
+            opts.add("LogLevel=QUIET");
+        }
+        opts.addAll(options);
+        List<ForwardSpec> forwards = new ArrayList<>();
+        for (String f : localForwards) {
+            forwards.add(ForwardSpec.parseCommandLine(ForwardSpec.Kind.LOCAL, f));
+        }
+        for (String f : remoteForwards) {
+            forwards.add(ForwardSpec.parseCommandLine(ForwardSpec.Kind.REMOTE, f));
+        }
+        for (String f : dynamicForwards) {
+            forwards.add(ForwardSpec.parseCommandLine(ForwardSpec.Kind.DYNAMIC, f));
+        }
+        ClientConfig.Request req = new ClientConfig.Request(host, user, uriPort, port, loginName, identities, opts,
+                configFile, forwards, System.getProperty("user.name"), Path.of(System.getProperty("user.home")));
+        return ClientConfig.resolve(req, log::debug1);
+    }
+
+    private void printConfig(ClientConfig c) throws ConfigException {
+        out.println("host " + c.originalHost());
+        out.println("hostname " + c.hostName());
+        out.println("port " + c.port());
+        out.println("user " + c.user());
+        for (Path p : c.identityFiles()) {
+            out.println("identityfile " + p);
+        }
+        out.println("userknownhostsfile " + c.userKnownHostsFile());
+        out.println("stricthostkeychecking " + c.strictHostKeyChecking().name().toLowerCase(Locale.ROOT)
+                .replace('_', '-'));
+        out.println("connecttimeout " + (c.connectTimeoutSeconds() == 0 ? "none" : c.connectTimeoutSeconds()));
+        out.println("serveraliveinterval " + c.serverAliveIntervalSeconds());
+        out.println("serveralivecountmax " + c.serverAliveCountMax());
+        out.println("batchmode " + (c.batchMode() ? "yes" : "no"));
+        List<String> kex = ClientSetup.kex(c);
+        if (kex != null) {
+            out.println("kexalgorithms " + String.join(",", kex));
+        }
+        for (ForwardSpec f : c.forwards()) {
+            out.println(f.kind().name().toLowerCase(Locale.ROOT) + "forward " + f);
+        }
+        for (Map.Entry<String, List<OptionValue>> e : List.of("ProxyJump", "RequirePostQuantumKex",
+                "KEMAuthAlgorithms", "IdentityKEMFile", "LogLevel", "RequestTTY", "HostKeyAlgorithms",
+                "PubkeyAcceptedAlgorithms", "Ciphers", "MACs", "EscapeChar", "Tag", "RemoteCommand", "SetEnv",
+                "SendEnv", "ForwardAgent").stream().map(k -> Map.entry(k, c.values(k))).toList()) {
+            for (OptionValue v : e.getValue()) {
+                out.println(e.getKey().toLowerCase(Locale.ROOT) + " " + v.joined());
+            }
+        }
+    }
+
+    private int run(ClientConfig config, ClientLog log) throws ConfigException {
+        log.debug1(Queries.version());
+        String host = config.hostName();
+        int p = config.port();
+        String user = config.user();
+        Prompter prompter = new Prompter(config.batchMode(), System.getenv());
+        Forwarding.checkSupported(config);
+        if (!config.proxyJump().isEmpty()) {
+            throw new ConfigException("ProxyJump " + String.join(",", config.proxyJump())
+                    + ": not implemented yet in pqssh ssh");
+        }
 
         PqsshClient.Builder b = PqsshClient.builder()
-                .serverKeyVerifier(verifier(o, host, p))
-                .hostKeyOrderFrom(knownHostsFile(o))
-                .requirePostQuantumKex(yes(o.getOrDefault("requirepostquantumkex", "no")))
-                .warnWeakCrypto(yes(o.getOrDefault("warnweakcrypto", "yes")))
-                .timeout(Duration.ofSeconds(Long.parseLong(o.getOrDefault("connecttimeout", "30"))));
-        if (o.containsKey("noneprobe")) {
-            b.noneProbe(yes(o.get("noneprobe")));
-        }
-        boolean earlyOpen = yes(o.getOrDefault("earlychannelopen", "no"));
+                .serverKeyVerifier(HostKeyCheck.verifier(config.strictHostKeyChecking(), config.userKnownHostsFile(),
+                        host, p, config.batchMode(), log, prompter))
+                .hostKeyOrderFrom(config.userKnownHostsFile())
+                .requirePostQuantumKex(config.flag("RequirePostQuantumKex", false))
+                .warnWeakCrypto(config.flag("WarnWeakCrypto", true))
+                .warningSink(log::error)
+                .timeout(Duration.ofSeconds(config.connectTimeoutSeconds() > 0 ? config.connectTimeoutSeconds()
+                        : 30))
+                .authTimeout(prompter.canAsk() ? Duration.ofMinutes(10) : Duration.ofSeconds(
+                        config.connectTimeoutSeconds() > 0 ? Math.max(30, config.connectTimeoutSeconds()) : 30));
+        config.string("NoneProbe").ifPresent(v -> b.noneProbe(config.flag("NoneProbe", false)));
+        config.string("GuessKex").ifPresent(v -> b.guessKex(config.flag("GuessKex", true)));
+        b.kexGuessCache(kexGuessCache(config));
+        config.string("PubkeySignDirectly").ifPresent(v -> b.pubkeySignDirectly(config.flag("PubkeySignDirectly",
+                false)));
+        boolean earlyOpen = config.flag("EarlyChannelOpen", false);
         b.earlyChannelOpen(earlyOpen);
-        if (o.containsKey("guesskex")) {
-            b.guessKex(yes(o.get("guesskex")));
+        List<String> kex = ClientSetup.kex(config);
+        if (kex != null) {
+            b.kex(kex);
         }
-        b.kexGuessCache(kexGuessCache(o));
-        if (o.containsKey("pubkeysigndirectly")) {
-            b.pubkeySignDirectly(yes(o.get("pubkeysigndirectly")));
-        }
-        if (o.containsKey("kexalgorithms")) {
-            b.kex(PqKex.parseList(o.get("kexalgorithms"), io.pqssh.mina.kex.KexInitDefaults.CLIENT_KEX));
-        }
-        if (o.containsKey("preferredauthentications")) {
-            b.preferredAuthentications(List.of(o.get("preferredauthentications").split(",")));
-        }
-        boolean kemEnabled = yes(o.getOrDefault("kemauthentication", "yes"));
-        List<Path> files = new ArrayList<>(identities);
-        if (o.containsKey("identitykemfile")) {
-            files.add(Path.of(o.get("identitykemfile")));
-        }
-        if (files.isEmpty()) {
-            files.addAll(defaultIdentities());
-        }
-        io.pqssh.core.kem.KemPrivateKey kemKey = null;
-        KeyPair sigKey = null;
-        for (Path f : files) {
-            IdentityFiles.Loaded id = IdentityFiles.load(f);
-            if (id.kem() != null && kemKey == null) {
-                kemKey = id.kem();
+        b.preferredAuthentications(preferredAuthentications(config));
+        b.customize(c -> ClientSetup.apply(c, config, log, prompter));
+
+        // identities
+        Identities loader = new Identities(prompter, log, config.string("NumberOfPasswordPrompts")
+                .map(Integer::parseInt).orElse(3), System.getenv("PQSSH_PASSPHRASE"));
+        List<KemPrivateKey> kemKeys = new ArrayList<>();
+        try {
+            List<Path> files = config.identityFiles();
+            Identities.Loaded ids;
+            try {
+                ids = files.isEmpty() ? loader.load(defaultIdentities(config.home()), false, "Identity file")
+                        : loader.load(files, true, "Identity file");
+                kemKeys.addAll(ids.kemKeys());
+                Identities.Loaded kemIds = loader.load(config.identityKemFiles(), true,
+                        "KEM identity file (IdentityKEMFile)");
+                kemKeys.addAll(kemIds.kemKeys());
+                if (!kemIds.signatureKeys().isEmpty()) {
+                    throw new ConfigException("IdentityKEMFile holds a signature key, not an ML-KEM credential: use"
+                            + " IdentityFile for it");
+                }
+            } catch (ConfigException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new ConfigException(Failures.oneLine(e), e);
             }
-            for (KeyPair kp : id.signatureKeys()) {
+            KeyPair sigKey = null;
+            for (KeyPair kp : ids.signatureKeys()) {
                 b.identity(kp);
                 if (sigKey == null) {
                     sigKey = kp;
                 }
             }
-        }
-        if (kemKey != null && kemEnabled) {
-            b.kemIdentity(new KemClientIdentity(kemKey, null, sigKey));
-        }
-        try (PqsshClient client = b.start()) {
-            if (earlyOpen && !command.isEmpty()) {
-                // the channel opens behind the KEM response (pqssh servers only, docs/round-trips.md)
-                try {
-                    return client.loginAndExec(user, host, p, String.join(" ", command), unclosable(System.out),
-                            unclosable(System.err), Duration.ofDays(365));
-                } catch (PqsshClient.PostQuantumRequiredException e) {
-                    System.err.println("pqssh: " + e.getMessage());
-                    return 255;
-                } catch (Exception e) {
-                    System.err.println("pqssh: " + user + "@" + host + ": " + Errors.describe(e));
-                    return 255;
-                }
+            if (!kemKeys.isEmpty() && config.flag("KEMAuthentication", true)) {
+                KemPrivateKey kemKey = kemKeys.get(0);
+                b.kemIdentity(new KemClientIdentity(kemKey, wireAlgorithm(config, kemKey), sigKey));
             }
-            ClientSession session;
-            try {
-                session = client.login(user, host, p);
-            } catch (PqsshClient.PostQuantumRequiredException e) {
-                System.err.println("pqssh: " + e.getMessage());
-                return 255;
-            } catch (Exception e) {
-                String why = Errors.describe(e);
-                if (why.contains("No more authentication methods")) {
-                    why = "Permission denied (no accepted authentication method)";
-                }
-                System.err.println("pqssh: " + user + "@" + host + ": " + why);
-                return 255;
-            }
-            try (session) {
-                if (command.isEmpty()) {
-                    return shell(session);
-                }
-                // MINA closes the streams it is given when the channel closes: keep ours open
-                return PqsshClient.exec(session, String.join(" ", command), unclosable(System.out),
-                        unclosable(System.err), Duration.ofDays(365));
-            }
+            return connectAndRun(b, config, log, user, host, p, earlyOpen);
         } finally {
-            if (kemKey != null) {
-                kemKey.destroy();
+            for (KemPrivateKey k : kemKeys) {
+                try {
+                    k.destroy();
+                } catch (javax.security.auth.DestroyFailedException e) {
+                    log.debug1("KEM key not destroyed: " + e.getMessage());
+                }
             }
         }
     }
 
-    private static int shell(ClientSession session) throws Exception {
-        try (ChannelShell ch = session.createShellChannel()) {
-            ch.setUsePty(System.console() != null);
-            ch.setIn(System.in);
-            ch.setOut(unclosable(System.out));
-            ch.setErr(unclosable(System.err));
-            ch.open().verify(Duration.ofSeconds(30));
-            ch.waitFor(EnumSet.of(ClientChannelEvent.CLOSED), 0L);
-            Integer s = ch.getExitStatus();
-            return s == null ? 0 : s;
+    /**
+     * The servers' last KEX and host key lists, for the first_kex_packet_follows guess: {@code KexGuessCache FILE},
+     * {@code none}, or by default {@code pqssh_kex_cache} beside the known_hosts file (docs/round-trips.md).
+     */
+    private static io.pqssh.mina.kex.ServerProposalCache kexGuessCache(ClientConfig config) throws ConfigException {
+        String v = config.string("KexGuessCache").orElse(null);
+        if ((v != null && v.equalsIgnoreCase("none"))
+                || (v == null && config.userKnownHostsFile().equals(Path.of("/dev/null")))) {
+            return io.pqssh.mina.kex.ServerProposalCache.none();
         }
+        Path f = v != null ? config.path(v)
+                : config.userKnownHostsFile().toAbsolutePath().resolveSibling("pqssh_kex_cache");
+        return io.pqssh.mina.kex.ServerProposalCache.file(f);
+    }
+
+    /** KEMAuthAlgorithms: the first entry's spelling goes on the wire, and it must name the key's algorithm. */
+    private static String wireAlgorithm(ClientConfig config, KemPrivateKey key) throws ConfigException {
+        List<String> algs = config.kemAuthAlgorithms().orElse(null);
+        if (algs == null) {
+            return null;
+        }
+        String first = algs.get(0);
+        KemAlgorithm a = KemAlgorithm.require(first);
+        if (a != key.algorithm()) {
+            throw new ConfigException("KEMAuthAlgorithms " + first + " names " + a.sshName()
+                    + " but the KEM identity is " + key.algorithm().sshName());
+        }
+        return first;
+    }
+
+    private static List<String> preferredAuthentications(ClientConfig c) {
+        List<String> base = c.string("PreferredAuthentications").map(v -> List.of(v.split(",")))
+                .orElse(List.of("publickey-kem", "publickey-kem-and", io.pqssh.mina.auth.hybrid.HybridAnd.NAME,
+                        "publickey", "keyboard-interactive", "password"));
+        List<String> out = new ArrayList<>();
+        for (String m : base) {
+            boolean on = switch (m) {
+                case "password" -> c.flag("PasswordAuthentication", true);
+                case "keyboard-interactive" -> c.flag("KbdInteractiveAuthentication", true);
+                case "publickey" -> !c.string("PubkeyAuthentication").map(v -> v.equalsIgnoreCase("no")
+                        || v.equalsIgnoreCase("false")).orElse(false);
+                case "publickey-kem", "publickey-kem-and" -> c.flag("KEMAuthentication", true);
+                default -> true;
+            };
+            if (on) {
+                out.add(m);
+            }
+        }
+        return out;
+    }
+
+    private int connectAndRun(PqsshClient.Builder b, ClientConfig config, ClientLog log, String user, String host,
+            int p, boolean earlyOpen) throws ConfigException {
+        String cmd = command.isEmpty() ? config.string("RemoteCommand").orElse(null) : String.join(" ", command);
+        String sessionType = config.string("SessionType").orElse("default").toLowerCase(Locale.ROOT);
+        if (sessionType.equals("subsystem") && cmd == null) {
+            throw new ConfigException("-s: a subsystem name is required");
+        }
+        boolean forkAfterAuth = config.flag("ForkAfterAuthentication", false);
+        if (forkAfterAuth && cmd == null && !sessionType.equals("none")) {
+            throw new ConfigException("Cannot fork into background without a command to execute.");
+        }
+        if (forkAfterAuth && !Background.isChild()) {
+            return Background.launch(err);
+        }
+        int attempts = config.string("ConnectionAttempts").map(Integer::parseInt).orElse(1);
+        try (PqsshClient client = b.start()) {
+            if (earlyOpen && cmd != null && !forkAfterAuth) {
+                try {
+                    return client.loginAndExec(user, host, p, cmd, unclosable(out), unclosable(err),
+                            Duration.ofDays(365));
+                } catch (Exception e) {
+                    return fail(log, e, user, host, p);
+                }
+            }
+            ClientSession session = null;
+            for (int attempt = 1; session == null; attempt++) {
+                log.debug1("Connecting to " + host + " port " + p + ".");
+                try {
+                    session = client.login(user, host, p);
+                } catch (Exception e) {
+                    if (attempt < attempts && Failures.connect(e, host, p) != null) {
+                        log.debug1("connect attempt " + attempt + " failed: " + Failures.oneLine(e));
+                        sleep(1000);
+                        continue;
+                    }
+                    return fail(log, e, user, host, p);
+                }
+            }
+            try (ClientSession s = session) {
+                log.debug1("Authenticated to " + host + " ([" + remoteAddress(session) + "]:" + p + ") using \""
+                        + session.getAttribute(ClientSetup.AUTH_METHOD) + "\".");
+                Forwarding.start(session, config, log);
+                if (forkAfterAuth) {
+                    Background.detach();
+                }
+                if (sessionType.equals("none")) {
+                    session.waitFor(java.util.EnumSet.of(org.apache.sshd.client.session.ClientSession.ClientSessionEvent.CLOSED), 0L);
+                    return 0;
+                }
+                SessionRunner runner = new SessionRunner(session, log, System.in, out, err,
+                        io.pqssh.cli.ssh.Terminals.stdinIsTerminal());
+                int rc = runner.run(cmd, sessionType.equals("subsystem"), tty(config),
+                        config.flag("StdinNull", false), config.escapeChar(), environment(config));
+                return rc;
+            }
+        } catch (ConfigException e) {
+            throw e;
+        } catch (Exception e) {
+            return fail(log, e, user, host, p);
+        }
+    }
+
+    private static String remoteAddress(ClientSession s) {
+        java.net.SocketAddress a = s.getIoSession().getRemoteAddress();
+        if (a instanceof java.net.InetSocketAddress i && i.getAddress() != null) {
+            return i.getAddress().getHostAddress();
+        }
+        return String.valueOf(a);
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static SessionRunner.Tty tty(ClientConfig c) {
+        String v = c.string("RequestTTY").orElse("auto").toLowerCase(Locale.ROOT);
+        return switch (v) {
+            case "no", "false" -> SessionRunner.Tty.NO;
+            case "yes", "true" -> SessionRunner.Tty.YES;
+            case "force" -> SessionRunner.Tty.FORCE;
+            default -> SessionRunner.Tty.AUTO;
+        };
+    }
+
+    /** SetEnv NAME=value pairs, then SendEnv patterns matched against the local environment. */
+    private static Map<String, String> environment(ClientConfig c) throws ConfigException {
+        Map<String, String> env = new LinkedHashMap<>();
+        for (OptionValue v : c.values("SetEnv")) {
+            for (String a : v.args()) {
+                int eq = a.indexOf('=');
+                if (eq <= 0) {
+                    throw new ConfigException(v.source() + ": SetEnv: expected NAME=value, got \"" + a + "\"");
+                }
+                env.putIfAbsent(a.substring(0, eq), a.substring(eq + 1));
+            }
+        }
+        for (OptionValue v : c.values("SendEnv")) {
+            for (String pattern : v.args()) {
+                System.getenv().forEach((k, val) -> {
+                    if (!pattern.startsWith("-") && Patterns.glob(k, pattern)) {
+                        env.putIfAbsent(k, val);
+                    }
+                });
+            }
+        }
+        return env;
+    }
+
+    private int fail(ClientLog log, Exception e, String user, String host, int port) {
+        if (e instanceof PqsshClient.PostQuantumRequiredException) {
+            log.fatal("pqssh: " + e.getMessage());
+            return 255;
+        }
+        String c = Failures.connect(e, host, port);
+        if (c != null) {
+            log.fatal("pqssh: " + c);
+            return 255;
+        }
+        String why = Failures.oneLine(e);
+        if (why.contains("No more authentication methods")) {
+            why = "Permission denied (no accepted authentication method)";
+        }
+        log.fatal("pqssh: " + user + "@" + host + ": " + why);
+        if (log.debugEnabled(3)) {
+            e.printStackTrace(err);
+        }
+        return 255;
     }
 
     static java.io.OutputStream unclosable(java.io.OutputStream out) {
@@ -199,134 +558,15 @@ public final class SshCommand implements Callable<Integer> {
         };
     }
 
-    private static List<Path> defaultIdentities() {
-        Path ssh = Path.of(System.getProperty("user.home"), ".ssh");
+    private static List<Path> defaultIdentities(Path home) {
+        Path ssh = home.resolve(".ssh");
         List<Path> out = new ArrayList<>();
-        for (String n : List.of("id_mlkem768", "id_mlkem1024", "id_mlkem512", "id_mldsa44_ed25519", "id_ed25519", "id_ecdsa", "id_rsa")) {
+        for (String n : List.of("id_mlkem768", "id_mlkem1024", "id_mlkem512", "id_mldsa44_ed25519", "id_rsa",
+                "id_ecdsa", "id_ed25519")) {
             if (Files.isRegularFile(ssh.resolve(n))) {
                 out.add(ssh.resolve(n));
             }
         }
         return out;
-    }
-
-    /**
-     * The servers' last KEX and host key lists, for the first_kex_packet_follows guess: {@code KexGuessCache=FILE},
-     * {@code none}, or by default {@code pqssh_kex_cache} beside the known_hosts file (docs/round-trips.md).
-     */
-    private static io.pqssh.mina.kex.ServerProposalCache kexGuessCache(Map<String, String> o) {
-        String v = o.get("kexguesscache");
-        if (v != null && v.equalsIgnoreCase("none")) {
-            return io.pqssh.mina.kex.ServerProposalCache.none();
-        }
-        Path f = v != null ? Path.of(v.replaceFirst("^~", System.getProperty("user.home")))
-                : knownHostsFile(o).toAbsolutePath().resolveSibling("pqssh_kex_cache");
-        return io.pqssh.mina.kex.ServerProposalCache.file(f);
-    }
-
-    private static Path knownHostsFile(Map<String, String> o) {
-        return Path.of(o.getOrDefault("userknownhostsfile",
-                System.getProperty("user.home") + "/.ssh/known_hosts").replaceFirst("^~",
-                System.getProperty("user.home")));
-    }
-
-    private static ServerKeyVerifier verifier(Map<String, String> o, String host, int port) {
-        String mode = o.getOrDefault("stricthostkeychecking", "yes").toLowerCase(Locale.ROOT);
-        Path kh = knownHostsFile(o);
-        KnownHostsServerKeyVerifier v = switch (mode) {
-            case "no", "off" -> null;
-            case "accept-new" -> new KnownHostsServerKeyVerifier(AcceptAllServerKeyVerifier.INSTANCE, kh);
-            case "yes", "ask" -> new KnownHostsServerKeyVerifier(
-                    (ClientSession s, SocketAddress a, PublicKey k) -> {
-                        System.err.println("No " + KeyUtils.getKeyType(k) + " host key is known for " + host
-                                + (port == 22 ? "" : " port " + port) + " in " + kh + ".");
-                        System.err.println("Host key fingerprint is " + KeyUtils.getFingerPrint(k));
-                        System.err.println("Host key verification failed"
-                                + " (use -o StrictHostKeyChecking=accept-new to trust it on first use).");
-                        return false;
-                    }, kh);
-            default -> throw new IllegalArgumentException("StrictHostKeyChecking: expected yes, accept-new or no");
-        };
-        if (v == null) {
-            return AcceptAllServerKeyVerifier.INSTANCE;
-        }
-        // a changed key is refused in every checking mode, with OpenSSH's warning
-        v.setModifiedServerKeyAcceptor((s, a, entry, expected, actual) -> {
-            System.err.println("@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
-            System.err.println("@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @");
-            System.err.println("@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
-            System.err.println("The " + KeyUtils.getKeyType(actual) + " host key for " + host
-                    + (port == 22 ? "" : " port " + port) + " has changed; someone could be eavesdropping on you.");
-            System.err.println("Known key: " + KeyUtils.getFingerPrint(expected) + " (" + kh + ")");
-            System.err.println("Offered key: " + KeyUtils.getFingerPrint(actual));
-            System.err.println("Host key verification failed.");
-            return false;
-        });
-        return v;
-    }
-
-    static Map<String, String> parseOptions(List<String> raw) {
-        Map<String, String> m = new LinkedHashMap<>();
-        for (String r : raw) {
-            String[] kv = r.split("\\s*=\\s*|\\s+", 2);
-            if (kv.length != 2 || kv[1].isEmpty()) {
-                throw new IllegalArgumentException("option '" + r + "' must be Key=value");
-            }
-            m.putIfAbsent(kv[0].toLowerCase(Locale.ROOT), kv[1]); // first value wins, as in ssh
-        }
-        return m;
-    }
-
-    static boolean yes(String v) {
-        return switch (v.toLowerCase(Locale.ROOT)) {
-            case "yes", "true" -> true;
-            case "no", "false" -> false;
-            default -> throw new IllegalArgumentException("expected yes or no, got '" + v + "'");
-        };
-    }
-
-    /** Loads identity files: pqssh/OpenSSH private keys; ML-KEM keys through pqssh, the rest through MINA. */
-    static final class IdentityFiles {
-        record Loaded(io.pqssh.core.kem.KemPrivateKey kem, List<KeyPair> signatureKeys) {
-        }
-
-        static Loaded load(Path f) throws Exception {
-            KeyFilePermissions.checkPrivateKeyFile(f);
-            String text = Files.readString(f);
-            if (text.startsWith("-----BEGIN OPENSSH PRIVATE KEY-----")) {
-                byte[] blob = io.pqssh.core.keys.openssh.OpenSshKeyV1.publicKeyBlob(text);
-                String type = io.pqssh.core.keys.PublicKeyLine.blobKeyType(blob);
-                if (io.pqssh.core.kem.KemAlgorithm.fromName(type).isPresent()) {
-                    OpenSshPrivateKey k = KeygenCommand.readPrivate(f, System.getenv("PQSSH_PASSPHRASE"));
-                    return new Loaded(((MlKemSshKey) k.key()).kemPrivateKey(), List.of());
-                }
-                if (io.pqssh.mina.keys.PqKeyPairs.isPqSignatureKeyFile(text)) {
-                    // ML-DSA, the OpenSSH composite, SLH-DSA, Falcon: pqssh reads them, MINA cannot
-                    OpenSshPrivateKey k = KeygenCommand.readPrivate(f, System.getenv("PQSSH_PASSPHRASE"));
-                    return new Loaded(null, List.of(io.pqssh.mina.keys.PqKeyPairs.keyPair(
-                            (io.pqssh.core.sig.SshSigningKey) k.key())));
-                }
-            } else if (isResearchIdentity(text)) {
-                // the KEMUAuth research client's identity file: algorithm / public / secret lines
-                return new Loaded(io.pqssh.core.keys.kem.ResearchIdentityFile.parse(text), List.of());
-            }
-            List<KeyPair> kps = new ArrayList<>();
-            try (InputStream in = Files.newInputStream(f)) {
-                Iterable<KeyPair> ids = SecurityUtils.loadKeyPairIdentities(null, NamedResource.ofName(f.toString()),
-                        in, (session, resource, retry) -> System.getenv("PQSSH_PASSPHRASE"));
-                if (ids != null) {
-                    ids.forEach(kps::add);
-                }
-            }
-            if (kps.isEmpty()) {
-                throw new IllegalArgumentException(f + ": no usable key found");
-            }
-            return new Loaded(null, kps);
-        }
-
-        static boolean isResearchIdentity(String text) {
-            return text.lines().map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).findFirst()
-                    .map(l -> l.toLowerCase(Locale.ROOT).startsWith("algorithm")).orElse(false);
-        }
     }
 }

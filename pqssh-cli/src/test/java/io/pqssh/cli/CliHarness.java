@@ -71,6 +71,12 @@ final class CliHarness {
      * {@link #RUN_TIMEOUT}. Serialized, since the streams are global.
      */
     static synchronized Result pqssh(String... args) throws Exception {
+        return pqsshWithStdin(new byte[0], args);
+    }
+
+    /** As {@link #pqssh}, with {@code stdin} as System.in (never the test JVM's own stdin). */
+    static synchronized Result pqsshWithStdin(byte[] stdin, String... args) throws Exception {
+        java.io.InputStream oldIn = System.in;
         PrintStream oldOut = System.out;
         PrintStream oldErr = System.err;
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -85,6 +91,7 @@ final class CliHarness {
         int rc;
         System.setOut(pOut);
         System.setErr(pErr);
+        System.setIn(new java.io.ByteArrayInputStream(stdin));
         try {
             Future<Integer> f = ex.submit(() -> Main.run(args));
             try {
@@ -98,6 +105,7 @@ final class CliHarness {
         } finally {
             System.setOut(oldOut);
             System.setErr(oldErr);
+            System.setIn(oldIn);
             ex.shutdownNow();
         }
         pOut.flush();

@@ -94,7 +94,7 @@ public final class PqsshClient implements AutoCloseable {
             if (early != null) {
                 early.install(session);
             }
-            session.auth().verify(config.timeout);
+            session.auth().verify(config.authTimeout != null ? config.authTimeout : config.timeout);
             return session;
         } catch (IOException | RuntimeException e) {
             String refusal = policy.refusalFor(session);
@@ -157,6 +157,7 @@ public final class PqsshClient implements AutoCloseable {
         private List<String> preferredAuth = List.of("publickey-kem", "publickey-kem-and",
                 io.pqssh.mina.auth.hybrid.HybridAnd.NAME, "publickey", "password");
         private Duration timeout = Duration.ofSeconds(30);
+        private Duration authTimeout;
         private java.nio.file.Path knownHostsForOrder;
         // round-trip options (docs/round-trips.md); system properties set the defaults, e.g. for the lab's agent
         private boolean noneProbe = Boolean.getBoolean("pqssh.client.noneProbe");
@@ -165,6 +166,7 @@ public final class PqsshClient implements AutoCloseable {
         private boolean guessKex = !"false".equalsIgnoreCase(System.getProperty("pqssh.client.guessKex", "true"));
         private boolean coalesceWrites = io.pqssh.mina.transport.CoalescingIoServiceFactoryFactory.enabledByDefault();
         private io.pqssh.mina.kex.ServerProposalCache kexGuessCache = io.pqssh.mina.kex.ServerProposalCache.inMemory();
+        private final List<Consumer<SshClient>> customizers = new ArrayList<>();
 
         /** An explicit list also silences the weak-crypto warning, as in OpenSSH. */
         public Builder kex(List<String> names) {
@@ -278,6 +280,21 @@ public final class PqsshClient implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Runs on the configured client just before it starts: the caller's hook for what this builder does not
+         * cover (cipher and MAC lists, user interaction, heartbeats). It sees pqssh's defaults already in place.
+         */
+        public Builder customize(Consumer<SshClient> customizer) {
+            this.customizers.add(Objects.requireNonNull(customizer));
+            return this;
+        }
+
+        /** Bounds the authentication (default: {@link #timeout}); longer when a person types a password. */
+        public Builder authTimeout(Duration d) {
+            this.authTimeout = d;
+            return this;
+        }
+
         public Builder timeout(Duration d) {
             this.timeout = d;
             return this;
@@ -336,6 +353,9 @@ public final class PqsshClient implements AutoCloseable {
             PostQuantumKexPolicy policy = new PostQuantumKexPolicy(requirePqKex,
                     warn ? k -> warningSink.accept(PostQuantumKexPolicy.clientWarning(k)) : null);
             client.addSessionListener(policy);
+            for (Consumer<SshClient> c : customizers) {
+                c.accept(client);
+            }
             client.start();
             return new PqsshClient(client, this, policy);
         }
