@@ -77,13 +77,20 @@ public final class ClientSetup {
 
         List<NamedFactory<Signature>> allSigs = new ArrayList<>(client.getSignatureFactories());
         List<String> sigNames = names(allSigs);
-        List<String> hostKeyAlgs = c.string("HostKeyAlgorithms")
-                .map(s -> unchecked(() -> AlgorithmList.apply("HostKeyAlgorithms", s, sigNames, sigNames)))
-                .orElse(sigNames);
-        List<String> pubkeyAlgs = c.string("PubkeyAcceptedAlgorithms")
-                .map(s -> unchecked(() -> AlgorithmList.apply("PubkeyAcceptedAlgorithms", s, sigNames, sigNames)))
-                .orElse(sigNames);
-        client.setSignatureFactories(select(allSigs, hostKeyAlgs));
+        boolean hostKeyAlgsSet = c.string("HostKeyAlgorithms").isPresent();
+        if (hostKeyAlgsSet) {
+            client.setSignatureFactories(select(allSigs, AlgorithmList.apply("HostKeyAlgorithms",
+                    c.string("HostKeyAlgorithms").get(), sigNames, sigNames)));
+        }
+        // MINA signs user keys with the session's signature list unless the publickey method has its own: give it
+        // one when PubkeyAcceptedAlgorithms is set, or when HostKeyAlgorithms narrowed the session's list
+        List<NamedFactory<Signature>> pubkeySigs = null;
+        if (c.string("PubkeyAcceptedAlgorithms").isPresent()) {
+            pubkeySigs = select(allSigs, AlgorithmList.apply("PubkeyAcceptedAlgorithms",
+                    c.string("PubkeyAcceptedAlgorithms").get(), sigNames, sigNames));
+        } else if (hostKeyAlgsSet) {
+            pubkeySigs = allSigs;
+        }
 
         List<NamedFactory<Cipher>> ciphers = new ArrayList<>(client.getCipherFactories());
         List<String> supportedCiphers = new ArrayList<>();
@@ -133,11 +140,11 @@ public final class ClientSetup {
         // HostKeyAlgorithms does not restrict user keys; keyboard-interactive when allowed
         List<UserAuthFactory> auth = new ArrayList<>();
         for (UserAuthFactory f : client.getUserAuthFactories()) {
-            if (f instanceof io.pqssh.mina.client.DirectSignUserAuthPublicKey.Factory d) {
-                d.setSignatureFactories(select(allSigs, pubkeyAlgs));
+            if (pubkeySigs != null && f instanceof io.pqssh.mina.client.DirectSignUserAuthPublicKey.Factory d) {
+                d.setSignatureFactories(pubkeySigs);
                 auth.add(d);
-            } else if (f instanceof UserAuthPublicKeyFactory) {
-                auth.add(new UserAuthPublicKeyFactory(select(allSigs, pubkeyAlgs)));
+            } else if (pubkeySigs != null && f instanceof UserAuthPublicKeyFactory) {
+                auth.add(new UserAuthPublicKeyFactory(pubkeySigs));
             } else {
                 auth.add(f);
             }
