@@ -623,9 +623,12 @@ class KemRejectionTest {
 
     // ---------------------------------------------------------------------------------------- malformed requests
 
-    enum MalformedKem {
-        PUBLIC_KEY_TOO_SHORT, PUBLIC_KEY_TOO_LONG, UNKNOWN_ALGORITHM, TRAILING_BYTE, PUBLIC_KEY_MISSING,
-        STRING_LENGTH_OVERRUN;
+    /**
+     * Requests the reference server answers with FAILURE (issue 14 §2): well-formed fields naming an unknown
+     * algorithm or carrying a key of the wrong length. Only {@link MalformedKem} encoding errors disconnect.
+     */
+    enum UnusableKem {
+        PUBLIC_KEY_TOO_SHORT, PUBLIC_KEY_TOO_LONG, UNKNOWN_ALGORITHM, EMPTY_ALGORITHM;
 
         byte[] fields(KemCredential c) {
             byte[] pk = c.publicKey();
@@ -635,6 +638,41 @@ class KemRejectionTest {
                 case PUBLIC_KEY_TOO_LONG -> new SshWriter().putString(c.alg())
                         .putString(Arrays.copyOf(pk, pk.length + 1)).toByteArray();
                 case UNKNOWN_ALGORITHM -> new SshWriter().putString("mlkem999").putString(pk).toByteArray();
+                case EMPTY_ALGORITHM -> new SshWriter().putString("").putString(pk).toByteArray();
+            };
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(UnusableKem.class)
+    void unusableKemCredentialFailsLikeTheReferenceAndTheConnectionGoesOn(UnusableKem kind) throws Exception {
+        RogueKemClientAuth.Factory rogue = new RogueKemClientAuth.Factory(key768).rawRequest(kind::fields);
+        AtomicInteger passwordCalls = new AtomicInteger();
+        KemServerSettings kem = KemServerSettings.builder().authorizer((u, c, a) -> true).build();
+        try (PqsshServer srv = server().kem(kem).password((u, p, s) -> passwordCalls.incrementAndGet() > 0)
+                .start()) {
+            ServerSessionWatch w = ServerSessionWatch.on(srv);
+            try (PqsshClient cli = rogueClient(rogue, "pw"); ClientSession s = connect(cli, srv, "pw")) {
+                s.auth().verify(T);
+                assertTrue(s.isAuthenticated(), "password after the failed KEM request");
+            }
+            assertEquals(1, rogue.requests.get());
+            assertEquals(0, rogue.challenges.get());
+            assertEquals(1, passwordCalls.get(), "FAILURE, then the client went on to password");
+            assertTrue(w.anyAuthenticated());
+            assertPendingDrains(srv);
+        }
+    }
+
+    /** Encoding errors: the reference server disconnects ({@code fatal_fr(r, "parse packet")}). */
+    enum MalformedKem {
+        TRAILING_BYTE, PUBLIC_KEY_MISSING, STRING_LENGTH_OVERRUN, UNKNOWN_ALGORITHM_AND_TRAILING_BYTE;
+
+        byte[] fields(KemCredential c) {
+            byte[] pk = c.publicKey();
+            return switch (this) {
+                case UNKNOWN_ALGORITHM_AND_TRAILING_BYTE -> new SshWriter().putString("mlkem999").putString(pk)
+                        .putByte(0).toByteArray();
                 case TRAILING_BYTE -> new SshWriter().putString(c.alg()).putString(pk).putByte(0).toByteArray();
                 case PUBLIC_KEY_MISSING -> new SshWriter().putString(c.alg()).toByteArray();
                 case STRING_LENGTH_OVERRUN -> new SshWriter().putString(c.alg()).putUint32(pk.length + 100)

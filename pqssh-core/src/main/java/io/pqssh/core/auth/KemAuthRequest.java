@@ -61,7 +61,9 @@ public final class KemAuthRequest {
 
     /**
      * Decodes what follows the method name, for callers (the MINA adapter) that have already consumed the common
-     * header. Trailing bytes are an error.
+     * header. Trailing bytes are an error. An unknown algorithm or a key of the wrong length in otherwise
+     * well-formed fields is an {@link UnusableKemCredentialException}, which the reference server answers with
+     * FAILURE rather than a disconnect.
      */
     public static KemAuthRequest decodeMethodFields(String user, String service, KemAuthMethod method, SshReader in)
             throws MalformedMessageException {
@@ -72,9 +74,11 @@ public final class KemAuthRequest {
             }
             sig = new SignaturePart(in.getUtf8(), in.getString(), in.getString());
         }
-        KemCredential cred = KemCredential.read(in);
+        // encoding first (a trailing byte is an encoding error whatever the fields say), then the fields' meaning
+        String alg = in.getUtf8();
+        byte[] pk = in.getString();
         in.expectEnd(method.wireName() + " request");
-        return new KemAuthRequest(user, service, method, sig, cred);
+        return new KemAuthRequest(user, service, method, sig, KemCredential.of(alg, pk));
     }
 
     public byte[] encode() {

@@ -27,14 +27,22 @@ public final class KemCredential {
         this.publicKey = publicKey.clone();
     }
 
-    /** Reads the two fields; unknown names and wrong key lengths are malformed input. */
+    /**
+     * Reads the two fields; an unknown name or a wrong key length is an {@link UnusableKemCredentialException},
+     * an encoding error a plain {@link MalformedMessageException}.
+     */
     public static KemCredential read(SshReader in) throws MalformedMessageException {
         String alg = in.getUtf8();
         byte[] pk = in.getString();
-        KemAlgorithm a = KemAlgorithm.fromName(alg)
-                .orElseThrow(() -> new MalformedMessageException("unknown KEM algorithm '" + printable(alg) + "'"));
+        return of(alg, pk);
+    }
+
+    /** Checks well-formed fields: the name must normalize to a parameter set and the key have its length. */
+    public static KemCredential of(String alg, byte[] pk) throws UnusableKemCredentialException {
+        KemAlgorithm a = KemAlgorithm.fromName(alg).orElseThrow(
+                () -> new UnusableKemCredentialException("unknown KEM algorithm '" + printable(alg) + "'"));
         if (pk.length != a.publicKeyBytes()) {
-            throw new MalformedMessageException(a.sshName() + " public key must be " + a.publicKeyBytes()
+            throw new UnusableKemCredentialException(a.sshName() + " public key must be " + a.publicKeyBytes()
                     + " bytes, got " + pk.length);
         }
         return new KemCredential(alg, pk);

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Predicate;
 
 import org.apache.sshd.common.keyprovider.KeyPairProvider;
 import org.apache.sshd.core.CoreModuleProperties;
@@ -15,16 +16,21 @@ import org.apache.sshd.server.auth.password.PasswordAuthenticator;
 import org.apache.sshd.server.auth.password.UserAuthPasswordFactory;
 import org.apache.sshd.server.auth.pubkey.PublickeyAuthenticator;
 import org.apache.sshd.server.auth.pubkey.UserAuthPublicKeyFactory;
+import org.apache.sshd.server.session.ServerConnectionServiceFactory;
 import org.apache.sshd.server.shell.InteractiveProcessShellFactory;
 import org.apache.sshd.sftp.server.SftpSubsystemFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.pqssh.core.auth.KemAuthMethod;
+import io.pqssh.core.kem.KemAlgorithm;
 import io.pqssh.mina.auth.KemServerSettings;
 import io.pqssh.mina.auth.ServerKemUserAuthFactory;
 import io.pqssh.mina.kex.PostQuantumKexPolicy;
 import io.pqssh.mina.kex.PqKex;
+import io.pqssh.mina.server.session.AuthenticationMethods;
+import io.pqssh.mina.server.session.PqsshSessionFactory;
+import io.pqssh.mina.server.session.PqsshUserAuthServiceFactory;
 
 /**
  * A MINA SSHD server set up the pqssh way: OpenSSH 10 KEX order, the KEM methods beside publickey and password.
@@ -112,6 +118,7 @@ public final class PqsshServer implements AutoCloseable {
         private org.apache.sshd.server.shell.ShellFactory shellFactory;
         private io.pqssh.mina.server.login.LoginPolicy logins;
         private String sftpServer;
+        private Predicate<String> validUser = user -> true;
         private PreAuthLimits.Settings preAuth;
         private boolean coalesceWrites = io.pqssh.mina.transport.CoalescingIoServiceFactoryFactory.enabledByDefault();
         private org.apache.sshd.common.io.IoServiceFactoryFactory transport;
@@ -185,6 +192,15 @@ public final class PqsshServer implements AutoCloseable {
 
         public Builder maxAuthTries(int n) {
             this.maxAuthTries = n;
+            return this;
+        }
+
+        /**
+         * Which user names exist, for sshd's {@code Invalid user} log line and the {@code invalid user} tag of the
+         * Failed lines (default: every name). It does not refuse anyone by itself.
+         */
+        public Builder validUser(Predicate<String> exists) {
+            this.validUser = Objects.requireNonNull(exists);
             return this;
         }
 
@@ -265,6 +281,30 @@ public final class PqsshServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Parses {@code AuthenticationMethods} and checks it against the enabled methods, refusing at start-up what
+         * sshd refuses (an unknown or disabled method) and a sub-method pqssh cannot honour: only the KEM methods
+         * take one, an ML-KEM parameter set allowed by KEMAuthAlgorithms ({@code publickey-kem:mlkem768}).
+         */
+        private AuthenticationMethods checkedMethods(List<UserAuthFactory> auth) {
+            List<String> enabled = auth.stream().map(UserAuthFactory::getName).toList();
+            return AuthenticationMethods.parse(authenticationMethods).check(enabled, (method, sub) -> {
+                if (KemAuthMethod.fromWireName(method).isEmpty()) {
+                    throw new IllegalArgumentException("AuthenticationMethods: " + method + ":" + sub + ": only"
+                            + " publickey-kem and publickey-kem-and take a sub-method (an ML-KEM parameter set, e.g."
+                            + " publickey-kem:mlkem768)");
+                }
+                KemAlgorithm alg = KemAlgorithm.fromName(sub).orElseThrow(() -> new IllegalArgumentException(
+                        "AuthenticationMethods: " + method + ":" + sub + ": '" + sub + "' is not an ML-KEM parameter"
+                                + " set (mlkem512, mlkem768, mlkem1024)"));
+                if (!kem.allowedAlgorithms().contains(alg)) {
+                    throw new IllegalArgumentException("AuthenticationMethods: " + method + ":" + sub + " can never"
+                            + " succeed: KEMAuthAlgorithms does not allow " + alg.sshName());
+                }
+                return alg.sshName();
+            });
+        }
+
         public PqsshServer start() throws IOException {
             PqKex.checkPostQuantumSupport();
             io.pqssh.mina.keys.MinaPqKeys.ensureInstalled();
@@ -282,7 +322,12 @@ public final class PqsshServer implements AutoCloseable {
             sshd.setKeyExchangeFactories(PqKex.factories(kex, ServerBuilder.DH2KEX));
             List<UserAuthFactory> auth = new ArrayList<>();
             if (publickey != null) {
-                sshd.setPublickeyAuthenticator(publickey);
+                PublickeyAuthenticator delegate = publickey;
+                // the key's type and fingerprint for the Accepted/Failed log line
+                sshd.setPublickeyAuthenticator((user, key, session) -> {
+                    io.pqssh.mina.auth.AuthAttempt.recordKey(session, key);
+                    return delegate.authenticate(user, key, session);
+                });
                 auth.add(UserAuthPublicKeyFactory.INSTANCE);
                 // choose the ML-DSA verification provider (self-check + timing in the background, logged once)
                 io.pqssh.core.sig.SigProviders.startSelection();
@@ -322,12 +367,15 @@ public final class PqsshServer implements AutoCloseable {
                         ? io.pqssh.mina.server.session.PqsshChannelSession.FACTORY : f);
             }
             sshd.setChannelFactories(channels);
-            if (authenticationMethods != null && !authenticationMethods.isBlank()
-                    && !"any".equals(authenticationMethods.trim())) {
-                CoreModuleProperties.AUTH_METHODS.set(sshd, authenticationMethods.trim());
-            }
-            CoreModuleProperties.MAX_AUTH_REQUESTS.set(sshd, maxAuthTries);
+            AuthenticationMethods methods = checkedMethods(auth);
+            // pqssh's own user-auth service counts MaxAuthTries the sshd way; MINA's request counter stays out
+            CoreModuleProperties.MAX_AUTH_REQUESTS.set(sshd, Integer.MAX_VALUE);
             CoreModuleProperties.AUTH_TIMEOUT.set(sshd, loginGraceTime);
+            sshd.setServiceFactories(List.of(
+                    new PqsshUserAuthServiceFactory(new PqsshUserAuthServiceFactory.Settings(maxAuthTries, methods,
+                            validUser)),
+                    ServerConnectionServiceFactory.INSTANCE));
+            sshd.setSessionFactory(new PqsshSessionFactory(sshd, null));
             if (preAuth != null) {
                 PreAuthLimits.install(sshd, preAuth);
             }

@@ -14,16 +14,13 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 import org.apache.sshd.common.AttributeRepository.AttributeKey;
-import org.apache.sshd.common.SshConstants;
-import org.apache.sshd.common.io.IoSession;
 import org.apache.sshd.common.session.Session;
 import org.apache.sshd.common.session.SessionListener;
-import org.apache.sshd.common.util.buffer.Buffer;
 import org.apache.sshd.server.SshServer;
-import org.apache.sshd.server.session.ServerSessionImpl;
-import org.apache.sshd.server.session.SessionFactory;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+
+import io.pqssh.mina.server.log.SshdLog;
+import io.pqssh.mina.server.session.PqsshServerSession;
+import io.pqssh.mina.server.session.PqsshSessionFactory;
 
 /**
  * Limits on connections that have not authenticated yet, with OpenSSH's names where OpenSSH has one:
@@ -38,12 +35,12 @@ import org.slf4j.LoggerFactory;
  * connection with PROTOCOL_ERROR (MINA itself accepts up to 256 KiB at any time).</li>
  * </ul>
  * The checks run in {@link SessionListener#sessionCreated}, before the server sends its identification: MINA
- * closes a session whose creation throws. Every refusal is logged once, at INFO, with the source address.
+ * closes a session whose creation throws. Every refusal is logged once, at INFO, as sshd does: {@code drop
+ * connection #N from [ADDR]:PORT on [ADDR]:PORT past MaxStartups 10:30:100} ({@link SshdLog}).
  * {@code LoginGraceTime}, {@code MaxAuthTries} and {@code MaxPendingKEMChallenges} are MINA properties and
  * {@link io.pqssh.mina.auth.KemServerSettings}; they are not repeated here.
  */
-public final class PreAuthLimits implements SessionListener {
-    private static final Logger LOG = LoggerFactory.getLogger(PreAuthLimits.class);
+public final class PreAuthLimits implements SessionListener, PqsshServerSession.PacketLimit {
     private static final AttributeKey<Slot> SLOT = new AttributeKey<>();
     private static final AttributeKey<PreAuthLimits> INSTALLED = new AttributeKey<>();
 
@@ -157,25 +154,18 @@ public final class PreAuthLimits implements SessionListener {
         PreAuthLimits limits = new PreAuthLimits(settings);
         sshd.setAttribute(INSTALLED, limits);
         sshd.addSessionListener(limits);
-        int maxPacket = settings.maxPreauthPacket();
-        sshd.setSessionFactory(new SessionFactory(sshd) {
-            @Override
-            protected ServerSessionImpl doCreateSession(IoSession ioSession) throws Exception {
-                return new ServerSessionImpl(getServer(), ioSession) {
-                    @Override
-                    protected void handleMessage(Buffer buffer) throws Exception {
-                        if (!isAuthenticated() && buffer.available() > maxPacket) {
-                            limits.refusedPacket(this, buffer.available());
-                            disconnect(SshConstants.SSH2_DISCONNECT_PROTOCOL_ERROR,
-                                    "packet too large before authentication");
-                            return;
-                        }
-                        super.handleMessage(buffer);
-                    }
-                };
-            }
-        });
+        sshd.setSessionFactory(new PqsshSessionFactory(sshd, limits));
         return limits;
+    }
+
+    @Override
+    public int maxPreauthPacket() {
+        return settings.maxPreauthPacket();
+    }
+
+    @Override
+    public void refused(PqsshServerSession session, int size) {
+        refused.incrementAndGet();
     }
 
     /** The limits installed on {@code sshd}, if any. */
@@ -200,10 +190,15 @@ public final class PreAuthLimits implements SessionListener {
     @Override
     public void sessionCreated(Session session) {
         InetAddress source = source(session.getIoSession().getRemoteAddress());
+        int waiting = unauthenticated.get();
         String reason = admit(source);
         if (reason != null) {
             refused.incrementAndGet();
-            LOG.info("refused connection from {}: {}", session.getIoSession().getRemoteAddress(), reason);
+            if (session instanceof PqsshServerSession p) {
+                p.refusedAtStart();
+            }
+            SshdLog.dropConnection(waiting, session.getIoSession().getRemoteAddress(),
+                    session.getIoSession().getLocalAddress(), reason);
             throw new IllegalStateException("pre-authentication limit: " + reason);
         }
         session.setAttribute(SLOT, new Slot(source));
@@ -225,22 +220,19 @@ public final class PreAuthLimits implements SessionListener {
     String admit(InetAddress source) {
         Settings s = settings;
         if (s.perSourceConnects() > 0 && !rateAllows(source, s)) {
-            return "more than " + s.perSourceConnects() + " connections in " + s.perSourceSeconds()
-                    + " s (PerSourceConnectRate)";
+            return "past PerSourceConnectRate " + s.perSourceConnects() + ":" + s.perSourceSeconds();
         }
         int[] own = new int[1];
         perSource.compute(source, (a, v) -> own[0] = (v == null ? 0 : v) + 1);
         if (s.perSourceMaxStartups() > 0 && own[0] > s.perSourceMaxStartups()) {
             releaseSource(source);
-            return own[0] - 1 + " unauthenticated connections from this source (PerSourceMaxStartups "
-                    + s.perSourceMaxStartups() + ")";
+            return "past PerSourceMaxStartups " + s.perSourceMaxStartups();
         }
         int n = unauthenticated.incrementAndGet() - 1; // connections already waiting
         if (n >= s.startupsFull() || (n >= s.startupsStart() && dropEarly(n, s))) {
             unauthenticated.decrementAndGet();
             releaseSource(source);
-            return n + " unauthenticated connections (MaxStartups " + s.startupsStart() + ":" + s.startupsRate()
-                    + ":" + s.startupsFull() + ")";
+            return "past MaxStartups " + s.startupsStart() + ":" + s.startupsRate() + ":" + s.startupsFull();
         }
         return null;
     }
@@ -292,12 +284,6 @@ public final class PreAuthLimits implements SessionListener {
 
     private void releaseSource(InetAddress source) {
         perSource.computeIfPresent(source, (a, v) -> v <= 1 ? null : v - 1);
-    }
-
-    void refusedPacket(Session session, int size) {
-        refused.incrementAndGet();
-        LOG.info("refused connection from {}: {}-byte packet before authentication (MaxPreauthPacketSize {})",
-                session.getIoSession().getRemoteAddress(), size, settings.maxPreauthPacket());
     }
 
     private static InetAddress source(SocketAddress a) {
