@@ -24,6 +24,7 @@ final class ConnectionChallenge {
     private PendingChallenge pending;
     private PendingChallengeLimiter.Permit permit;
     private ScheduledFuture<?> expiry;
+    private boolean connectionClosed;
 
     private ConnectionChallenge() {
     }
@@ -33,7 +34,7 @@ final class ConnectionChallenge {
         return session.computeAttributeIfAbsent(KEY, k -> {
             ConnectionChallenge created = new ConnectionChallenge();
             // MINA does not destroy the current method when the connection drops
-            session.addCloseFutureListener(f -> created.release());
+            session.addCloseFutureListener(f -> created.closed());
             return created;
         });
     }
@@ -51,8 +52,22 @@ final class ConnectionChallenge {
             old = clear();
             pending = challenge;
             permit = slot;
-            expiry = timer == null ? null
-                    : timer.schedule(() -> expire(challenge), timeout.toNanos(), TimeUnit.NANOSECONDS);
+            if (connectionClosed) {
+                // the connection dropped while the challenge was being made: nothing will ever answer it
+                clear();
+            } else {
+                expiry = timer == null ? null
+                        : timer.schedule(() -> expire(challenge), timeout.toNanos(), TimeUnit.NANOSECONDS);
+            }
+        }
+        cancel(old);
+    }
+
+    private void closed() {
+        ScheduledFuture<?> old;
+        synchronized (this) {
+            connectionClosed = true;
+            old = clear();
         }
         cancel(old);
     }

@@ -23,7 +23,9 @@ import org.apache.sshd.client.session.ClientSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.pqssh.core.auth.KemAuthMethod;
 import io.pqssh.mina.client.PqsshClient;
+import io.pqssh.mina.server.session.RawAuthClient;
 
 /**
  * Attack drills on loopback (docs/security.md): during each attack from 127.0.0.1 a legitimate client keeps logging
@@ -34,6 +36,9 @@ import io.pqssh.mina.client.PqsshClient;
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class AttackDrillTest {
     private static final Duration GRACE = Duration.ofSeconds(3);
+    /** Drill e: room for 24 handshakes at once on a loaded 2-core machine, short enough to see it end the attack. */
+    private static final Duration GRACE_E = Duration.ofSeconds(10);
+    private static final Duration ATTACK_LIMIT = Duration.ofSeconds(30);
 
     /** (a) 30 clients request a KEM challenge and never answer. */
     @Test
@@ -194,6 +199,124 @@ class AttackDrillTest {
                 assertTrue(d.limits.refused() >= 400, "PerSourceMaxStartups refuses most of the burst: "
                         + d.limits.refused());
                 finish(d, legit, "d connect-burst-500", before, during, 0, 99.0);
+            }
+        }
+    }
+
+    /**
+     * (e) issue 11 §1: 24 connections (12 from 127.0.0.1, 12 from 127.0.0.3) each send SERVICE_REQUEST
+     * "ssh-userauth" + a publickey-kem request for alice's key, again and again, never answering a challenge
+     * (each SERVICE_REQUEST used to build a new user-auth service, leaving the old challenge's slot taken, resetting
+     * the failure count and LoginGraceTime); one more from 127.0.0.1 does the same with a key nobody authorized.
+     * Meanwhile legitimate KEM logins run from 127.0.0.1 (the attacker's own address) and from 127.0.0.2.
+     * First one connection alone does 40 rounds (it used to take all 32 slots of its source), then the 24 together.
+     * Asserted: 100 % legitimate success on both; never more pending challenges than connections; the unauthorized
+     * one is disconnected after MaxAuthTries 6 failures (5 FAILURE replies); every repeating connection is ended by
+     * LoginGraceTime (10 s from accept), where today it lived as long as it kept sending; pending back to 0.
+     */
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void repeatedServiceRequest() throws Exception {
+        InetSocketAddress thirdSource = new InetSocketAddress("127.0.0.3", 0);
+        byte[] stranger = io.pqssh.core.kem.MlKem.generate(io.pqssh.core.kem.KemAlgorithm.MLKEM768,
+                new java.security.SecureRandom()).publicKey();
+        try (DrillServer d = new DrillServer(DrillServer.drillSettings(), GRACE_E)) {
+            long before = DrillServer.heapAfterGc();
+            ExecutorService pool = Executors.newFixedThreadPool(25);
+            org.apache.sshd.client.SshClient rawClient = RawAuthClient.newClient();
+            AtomicInteger challenges = new AtomicInteger();
+            AtomicInteger maxPending = new AtomicInteger();
+            List<Future<Long>> repeaters = new ArrayList<>();
+            long during;
+            try (DrillServer.LegitLoop legitSame = d.new LegitLoop(DrillServer.ATTACK_SOURCE);
+                    DrillServer.LegitLoop legitOther = d.new LegitLoop()) {
+                Future<List<String>> unauthorized = pool.submit(() -> {
+                    List<String> seen = new ArrayList<>();
+                    try (RawAuthClient c = RawAuthClient.connect("alice", d.port(), DrillServer.ATTACK_SOURCE)) {
+                        for (int n = 0; n < 50; n++) {
+                            try {
+                                c.serviceRequest("ssh-userauth");
+                                c.kem("alice", "mlkem768", stranger);
+                            } catch (IOException closing) {
+                                seen.add("WRITE FAILED: " + closing.getMessage());
+                                break;
+                            }
+                            RawAuthClient.Reply r = c.next();
+                            seen.add(r.toString());
+                            if (r.closed()) {
+                                break;
+                            }
+                        }
+                    }
+                    return seen;
+                });
+                List<String> seen = unauthorized.get(20, TimeUnit.SECONDS);
+                List<String> expected = new ArrayList<>(java.util.Collections.nCopies(5,
+                        "FAILURE publickey-kem,publickey-kem-and"));
+                expected.add("CLOSED (Too many authentication failures)");
+                assertEquals(expected, seen, "MaxAuthTries 6 on one connection despite repeated SERVICE_REQUEST");
+                // one connection, 40 rounds: more than the 32 slots per source it used to take on its own
+                try (RawAuthClient c = RawAuthClient.connect(rawClient, "alice", d.port(), DrillServer.ATTACK_SOURCE)) {
+                    for (int n = 0; n < 40; n++) {
+                        c.serviceRequest("ssh-userauth");
+                        c.kem("alice", "mlkem768", d.key.publicKey());
+                        RawAuthClient.Reply r = c.next();
+                        assertEquals(KemAuthMethod.SSH_MSG_USERAUTH_KEM_CHALLENGE, r.cmd(), "round " + n + ": " + r);
+                        challenges.incrementAndGet();
+                        maxPending.accumulateAndGet(d.server.pendingKemChallenges(), Math::max);
+                    }
+                }
+                assertTrue(maxPending.get() <= 1 + 2, "one connection held " + maxPending.get() + " challenges");
+                for (int i = 0; i < 24; i++) {
+                    InetSocketAddress source = i % 2 == 0 ? DrillServer.ATTACK_SOURCE : thirdSource;
+                    repeaters.add(pool.submit(() -> {
+                        long t0 = System.nanoTime();
+                        try (RawAuthClient c = RawAuthClient.connect(rawClient, "alice", d.port(), source)) {
+                            // until the server ends it; today's code let it run for as long as it kept sending
+                            while (System.nanoTime() - t0 < ATTACK_LIMIT.toNanos()) {
+                                try {
+                                    c.serviceRequest("ssh-userauth");
+                                    c.kem("alice", "mlkem768", d.key.publicKey());
+                                } catch (IOException closing) {
+                                    return System.nanoTime() - t0; // LoginGraceTime ended it mid-loop
+                                }
+                                RawAuthClient.Reply r = c.next();
+                                if (r.closed()) {
+                                    return System.nanoTime() - t0;
+                                }
+                                assertEquals(KemAuthMethod.SSH_MSG_USERAUTH_KEM_CHALLENGE, r.cmd(), r.toString());
+                                challenges.incrementAndGet();
+                                maxPending.accumulateAndGet(d.server.pendingKemChallenges(), Math::max);
+                            }
+                            return Long.MAX_VALUE; // never ended by the server
+                        }
+                    }));
+                }
+                during = DrillServer.usedHeap();
+                for (Future<Long> f : repeaters) {
+                    long took = f.get(25, TimeUnit.SECONDS);
+                    // from before connect: the handshake itself takes seconds with 24 at once on 2 shared cores
+                    assertTrue(took < GRACE_E.plusSeconds(10).toNanos(), took == Long.MAX_VALUE
+                            ? "a repeating connection was still open after " + ATTACK_LIMIT.toSeconds() + " s"
+                            : "a repeating connection lived " + took / 1_000_000 + " ms with LoginGraceTime "
+                                    + GRACE_E.toMillis() + " ms");
+                }
+                int base = legitSame.ok.get() + legitSame.failed.get();
+                legitSame.awaitLogins(base + 3);
+                legitOther.close();
+                legitSame.close();
+                assertTrue(maxPending.get() <= 24 + 2, "pending challenges peaked at " + maxPending.get()
+                        + " for 24 attacking connections (+ 2 legitimate)");
+                assertTrue(challenges.get() >= 40 + 24, "the attack ran: " + challenges.get() + " challenges");
+                System.out.println("DRILL e repeated-service-request: " + challenges.get() + " challenges to 24"
+                        + " connections, pending peak " + maxPending.get() + "; legit from 127.0.0.1 "
+                        + legitSame.ok.get() + " ok / " + legitSame.failed.get() + " failed");
+                assertEquals(100.0, legitSame.successRate(), "legitimate logins from the attacker's address "
+                        + legitSame.errors.stream().limit(3).toList());
+                finish(d, legitOther, "e repeated-service-request", before, during, maxPending.get(), 100.0);
+            } finally {
+                pool.shutdownNow();
+                rawClient.stop();
             }
         }
     }

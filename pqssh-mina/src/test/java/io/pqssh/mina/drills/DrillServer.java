@@ -74,8 +74,13 @@ final class DrillServer implements AutoCloseable {
 
     /** One publickey-kem login from {@link #LEGIT_SOURCE}; throws when it fails. */
     void login(PqsshClient cli) throws IOException {
+        login(cli, LEGIT_SOURCE);
+    }
+
+    /** One publickey-kem login from {@code source}; throws when it fails. */
+    void login(PqsshClient cli, InetSocketAddress source) throws IOException {
         try (ClientSession s = cli.sshClient().connect("alice", new InetSocketAddress("127.0.0.1", port()),
-                LEGIT_SOURCE).verify(T).getSession()) {
+                source).verify(T).getSession()) {
             s.setAttribute(ClientKemUserAuthFactory.IDENTITY, KemClientIdentity.of(key));
             s.auth().verify(T);
             if (!s.isAuthenticated()) {
@@ -128,11 +133,15 @@ final class DrillServer implements AutoCloseable {
         private final PqsshClient cli = legitClient();
 
         LegitLoop() {
+            this(LEGIT_SOURCE);
+        }
+
+        LegitLoop(InetSocketAddress source) {
             thread = new Thread(() -> {
                 while (!stop.get()) {
                     long t0 = System.nanoTime();
                     try {
-                        login(cli);
+                        login(cli, source);
                         nanos.add(System.nanoTime() - t0);
                         ok.incrementAndGet();
                     } catch (Exception e) {

@@ -32,12 +32,12 @@ import org.apache.sshd.common.util.closeable.AbstractCloseable;
  * name, any fields, repeated SERVICE_REQUESTs) and reads each reply in order, or learns that the server ended the
  * connection and with which DISCONNECT message.
  */
-final class RawAuthClient implements AutoCloseable {
-    static final Duration T = Duration.ofSeconds(10);
+public final class RawAuthClient implements AutoCloseable {
+    public static final Duration T = Duration.ofSeconds(10);
 
     /** A message from the server, or the end of the connection ({@code cmd == -1}). */
-    record Reply(int cmd, String methods, boolean partial, byte[] payload, String disconnect) {
-        boolean closed() {
+    public record Reply(int cmd, String methods, boolean partial, byte[] payload, String disconnect) {
+        public boolean closed() {
             return cmd < 0;
         }
 
@@ -53,25 +53,42 @@ final class RawAuthClient implements AutoCloseable {
     }
 
     private final SshClient client;
+    private final boolean ownClient;
     private final ClientSession session;
     private final BlockingQueue<Reply> replies = new LinkedBlockingQueue<>();
     private final Map<String, String> disconnect = new ConcurrentHashMap<>();
 
-    private RawAuthClient(SshClient client, ClientSession session) {
+    private RawAuthClient(SshClient client, boolean ownClient, ClientSession session) {
         this.client = client;
+        this.ownClient = ownClient;
         this.session = session;
     }
 
-    static RawAuthClient connect(String user, int port, InetSocketAddress local) throws IOException {
+    /** A started client whose sessions speak USERAUTH by hand; share it between many {@link #connect}s. */
+    public static SshClient newClient() {
         SshClient client = SshClient.setUpDefaultClient();
         client.setServerKeyVerifier(AcceptAllServerKeyVerifier.INSTANCE);
-        RawService.Factory factory = new RawService.Factory();
-        client.setServiceFactories(List.of(factory, ClientConnectionServiceFactory.INSTANCE));
+        client.setServiceFactories(List.of(new RawService.Factory(), ClientConnectionServiceFactory.INSTANCE));
         client.start();
+        return client;
+    }
+
+    public static RawAuthClient connect(String user, int port, InetSocketAddress local) throws IOException {
+        return connect(newClient(), true, user, port, local);
+    }
+
+    /** A connection over a client from {@link #newClient()}, which stays running when this one closes. */
+    public static RawAuthClient connect(SshClient shared, String user, int port, InetSocketAddress local)
+            throws IOException {
+        return connect(shared, false, user, port, local);
+    }
+
+    private static RawAuthClient connect(SshClient client, boolean own, String user, int port,
+            InetSocketAddress local) throws IOException {
         try {
             ClientSession s = client.connect(user, new InetSocketAddress("127.0.0.1", port), local).verify(T)
                     .getSession();
-            RawAuthClient raw = new RawAuthClient(client, s);
+            RawAuthClient raw = new RawAuthClient(client, own, s);
             RawService service = (RawService) s.getService(RawService.class);
             service.attach(raw.replies);
             s.addSessionListener(new SessionListener() {
@@ -89,23 +106,25 @@ final class RawAuthClient implements AutoCloseable {
                     org.apache.sshd.client.session.ClientSession.ClientSessionEvent.CLOSED), T.toMillis());
             return raw;
         } catch (IOException | RuntimeException e) {
-            client.stop();
+            if (own) {
+                client.stop();
+            }
             throw e;
         }
     }
 
-    ClientSession session() {
+    public ClientSession session() {
         return session;
     }
 
-    void serviceRequest(String name) throws IOException {
+    public void serviceRequest(String name) throws IOException {
         Buffer b = session.createBuffer(SshConstants.SSH_MSG_SERVICE_REQUEST, name.length() + 8);
         b.putString(name);
         session.writePacket(b);
     }
 
     /** USERAUTH_REQUEST for ssh-connection: {@code fields} writes what follows the method name. */
-    void request(String user, String method, Consumer<Buffer> fields) throws IOException {
+    public void request(String user, String method, Consumer<Buffer> fields) throws IOException {
         Buffer b = session.createBuffer(SshConstants.SSH_MSG_USERAUTH_REQUEST, 1500);
         b.putString(user);
         b.putString("ssh-connection");
@@ -114,32 +133,32 @@ final class RawAuthClient implements AutoCloseable {
         session.writePacket(b);
     }
 
-    void password(String user, String password) throws IOException {
+    public void password(String user, String password) throws IOException {
         request(user, "password", b -> {
             b.putBoolean(false);
             b.putString(password);
         });
     }
 
-    void none(String user) throws IOException {
+    public void none(String user) throws IOException {
         request(user, "none", b -> { });
     }
 
-    void kem(String user, String alg, byte[] publicKey) throws IOException {
+    public void kem(String user, String alg, byte[] publicKey) throws IOException {
         request(user, "publickey-kem", b -> {
             b.putString(alg);
             b.putBytes(publicKey);
         });
     }
 
-    void raw(int cmd, Consumer<Buffer> fields) throws IOException {
+    public void raw(int cmd, Consumer<Buffer> fields) throws IOException {
         Buffer b = session.createBuffer((byte) cmd, 100);
         fields.accept(b);
         session.writePacket(b);
     }
 
     /** The next reply; fails the test when none comes within {@link #T}. */
-    Reply next() throws InterruptedException {
+    public Reply next() throws InterruptedException {
         Reply r = replies.poll(T.toMillis(), TimeUnit.MILLISECONDS);
         if (r == null) {
             throw new AssertionError("no reply from the server within " + T);
@@ -148,7 +167,7 @@ final class RawAuthClient implements AutoCloseable {
     }
 
     /** Waits until the connection is closed; true when it closed within {@code max}. */
-    boolean awaitClosed(Duration max) throws InterruptedException {
+    public boolean awaitClosed(Duration max) throws InterruptedException {
         long end = System.nanoTime() + max.toNanos();
         while (System.nanoTime() < end) {
             Reply r = replies.poll(50, TimeUnit.MILLISECONDS);
@@ -165,7 +184,9 @@ final class RawAuthClient implements AutoCloseable {
         try {
             session.close(true);
         } finally {
-            client.stop();
+            if (ownClient) {
+                client.stop();
+            }
         }
     }
 
