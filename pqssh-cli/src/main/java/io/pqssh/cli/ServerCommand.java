@@ -63,6 +63,8 @@ public final class ServerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        // as sshd's strnvis on every log message: one log record stays one line, whatever it quotes from a peer
+        io.pqssh.mina.server.log.OneLinePrintStream.installOnStderr();
         if (debug) {
             // read by slf4j-simple when the first logger is made, which is after this point
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "debug");
@@ -117,7 +119,9 @@ public final class ServerCommand implements Callable<Integer> {
                 .authenticationMethods(c.authenticationMethods).maxAuthTries(c.maxAuthTries)
                 .loginGraceTime(c.loginGraceTime).sftp(c.sftp).preAuthLimits(c.preAuth)
                 // as sshd: root runs each session as the login's account; anyone else can only log in as itself
-                .logins(io.pqssh.mina.server.login.LoginPolicy.forThisProcess()).sftpServer(c.sftpServer);
+                .logins(io.pqssh.mina.server.login.LoginPolicy.forThisProcess()).sftpServer(c.sftpServer)
+                // the 'invalid user' of sshd's log lines (refusing is the LoginPolicy's business)
+                .validUser(user -> io.pqssh.mina.server.UserPaths.home(user).isPresent());
         FileKeyAuthorizers auth = new FileKeyAuthorizers(c.authorizedKeysFile, c.authorizedKemKeysFile,
                 c.strictModes);
         if (c.pubkeyAuthentication) {

@@ -151,6 +151,25 @@ public final class RawAuthClient implements AutoCloseable {
         });
     }
 
+    /**
+     * A whole publickey-kem attempt: the request, then, if a challenge comes, the correct response. Returns the
+     * server's answer to the request (when not a challenge) or to the response.
+     */
+    public Reply kemLogin(String user, String alg, io.pqssh.core.kem.KemKeyPair key) throws Exception {
+        kem(user, alg, key.publicKey());
+        Reply r = next();
+        if (r.cmd() != io.pqssh.core.auth.KemAuthMethod.SSH_MSG_USERAUTH_KEM_CHALLENGE) {
+            return r;
+        }
+        io.pqssh.core.auth.KemAuthRequest request = io.pqssh.core.auth.KemAuthRequest.kem(user, "ssh-connection",
+                new io.pqssh.core.auth.KemCredential(alg, key.publicKey()));
+        io.pqssh.core.auth.KemChallenge challenge = io.pqssh.core.auth.KemChallenge.decodeFields(
+                new io.pqssh.core.wire.SshReader(r.payload()));
+        byte[] response = io.pqssh.core.auth.KemAuthClient.respond(session.getSessionId(), request, challenge, key);
+        raw(io.pqssh.core.auth.KemAuthMethod.SSH_MSG_USERAUTH_KEM_RESPONSE, b -> b.putBytes(response));
+        return next();
+    }
+
     public void raw(int cmd, Consumer<Buffer> fields) throws IOException {
         Buffer b = session.createBuffer((byte) cmd, 100);
         fields.accept(b);
