@@ -72,6 +72,10 @@ public final class ServerCommand implements Callable<Integer> {
         currentConfig = loadConfig();
         current = start(currentConfig);
         System.err.println("pqssh server listening on " + currentConfig.listenAddress + ":" + current.port());
+        io.pqssh.mina.server.login.LoginPolicy logins = io.pqssh.mina.server.login.LoginPolicy.forThisProcess();
+        System.err.println(logins.switchesUsers()
+                ? "pqssh server: running as root: each session runs as the account that logged in"
+                : "pqssh server: not running as root: only user " + logins.onlyUser().orElseThrow() + " can log in");
         writePortFile();
         PidFile pid = currentConfig.pidFile != null ? PidFile.write(currentConfig.pidFile) : null;
         CountDownLatch stop = new CountDownLatch(1);

@@ -9,7 +9,6 @@ import java.util.Optional;
 import org.apache.sshd.server.channel.ChannelSession;
 import org.apache.sshd.server.command.Command;
 import org.apache.sshd.server.command.CommandFactory;
-import org.apache.sshd.server.shell.InvertedShellWrapper;
 import org.apache.sshd.server.shell.ShellFactory;
 import org.apache.sshd.server.subsystem.SubsystemFactory;
 
@@ -29,11 +28,11 @@ public final class UserSessions {
 
     public static CommandFactory commands() {
         return (ChannelSession channel, String command) -> withPty(channel)
-                ? new PtySession(command) : wrap(new UserProcessShell(command));
+                ? new PtySession(command) : new ProcessSession(command);
     }
 
     public static ShellFactory shells() {
-        return channel -> withPty(channel) ? new PtySession(null) : wrap(new UserProcessShell(null));
+        return channel -> withPty(channel) ? new PtySession(null) : new ProcessSession(null);
     }
 
     /** The sftp subsystem running {@code sftpServer} as the user. */
@@ -46,7 +45,7 @@ public final class UserSessions {
 
             @Override
             public Command createSubsystem(ChannelSession channel) {
-                return wrap(new UserProcessShell(sftpServer));
+                return new ProcessSession(sftpServer);
             }
         };
     }
@@ -59,9 +58,4 @@ public final class UserSessions {
     private static boolean withPty(ChannelSession channel) {
         return channel instanceof PqsshChannelSession pc && pc.ptyRequested();
     }
-
-    private static Command wrap(UserProcessShell shell) {
-        return new InvertedShellWrapper(shell, 64 * 1024);
-    }
-
 }

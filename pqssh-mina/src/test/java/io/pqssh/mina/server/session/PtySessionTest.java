@@ -104,7 +104,7 @@ class PtySessionTest {
             }
         } finally {
             if (created) {
-                run(List.of("/usr/sbin/userdel", "-r", USER));
+                TestAccounts.remove(USER);
             }
         }
     }
@@ -253,8 +253,8 @@ class PtySessionTest {
             try (PqsshClient c = PqsshClient.builder().serverKeyVerifier(AcceptAllServerKeyVerifier.INSTANCE)
                     .warningSink(w -> { }).kemIdentity(KemClientIdentity.of(KEM_FREE)).timeout(T).start();
                     ClientSession s = c.login(USER, "127.0.0.1", server.port());
-                    ChannelExec ch = s.createExecChannel("trap 'echo GOT-USR1; exit 7' USR1; echo READY;"
-                            + " sleep 100 & wait")) {
+                    ChannelExec ch = s.createExecChannel("sleep 100 & trap 'echo GOT-USR1; kill $!; exit 7' USR1;"
+                            + " echo READY; wait")) {
                 ch.setUsePty(pty);
                 ByteArrayOutputStream out = new ByteArrayOutputStream();
                 ch.setOut(out);

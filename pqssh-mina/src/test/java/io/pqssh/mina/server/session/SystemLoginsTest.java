@@ -116,7 +116,7 @@ class SystemLoginsTest {
             }
         } finally {
             for (String u : CREATED) {
-                run(List.of("/usr/sbin/userdel", "-r", u));
+                TestAccounts.remove(u);
             }
         }
     }

@@ -1,0 +1,142 @@
+package io.pqssh.mina.server.session;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.Map;
+
+import org.apache.sshd.server.Environment;
+import org.apache.sshd.server.ExitCallback;
+import org.apache.sshd.server.Signal;
+import org.apache.sshd.server.channel.ChannelSession;
+import org.apache.sshd.server.command.Command;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.pqssh.mina.server.login.Account;
+
+/**
+ * A session without a terminal, as sshd's {@code do_exec_no_pty}: the command of an exec or subsystem request, or
+ * the login shell, run as the login's account ({@link SessionLaunch}) on three pipes. One thread per stream copies
+ * with blocking reads (no polling, so no added latency and full speed for sftp-server and {@code tar | ssh}); the
+ * client's EOF closes the process's stdin; the exit status goes out after stdout and stderr have reached EOF, so
+ * nothing the process wrote is lost (as in sshd, a background job that keeps them open keeps the channel open).
+ * {@code signal} requests go to the process with {@code kill(2)}.
+ */
+final class ProcessSession implements Command {
+    private static final Logger LOG = LoggerFactory.getLogger(ProcessSession.class);
+    private static final int BUFFER = 64 * 1024;
+
+    private final String command;
+    private InputStream in;
+    private OutputStream out;
+    private OutputStream err;
+    private ExitCallback exit;
+    private volatile Process process;
+
+    /** @param command the command line, or null for the login shell */
+    ProcessSession(String command) {
+        this.command = command;
+    }
+
+    @Override
+    public void setInputStream(InputStream in) {
+        this.in = in;
+    }
+
+    @Override
+    public void setOutputStream(OutputStream out) {
+        this.out = out;
+    }
+
+    @Override
+    public void setErrorStream(OutputStream err) {
+        this.err = err;
+    }
+
+    @Override
+    public void setExitCallback(ExitCallback callback) {
+        this.exit = callback;
+    }
+
+    @Override
+    public void start(ChannelSession channel, Environment env) throws IOException {
+        SessionTarget target = SessionTarget.of(channel);
+        Account account = target.account();
+        SessionLaunch launch = target.launch(channel, env, command, Map.of());
+        ProcessBuilder pb = new ProcessBuilder(launch.argv()).directory(launch.directory().toFile());
+        pb.environment().clear();
+        pb.environment().putAll(launch.env());
+        Process p = pb.start();
+        process = p;
+        env.addSignalListener((ch, signal) -> forward(signal));
+        long pid = p.pid();
+        Thread stdout = daemon("session-out-" + pid, () -> copy(p.getInputStream(), out, false));
+        Thread stderr = daemon("session-err-" + pid, () -> copy(p.getErrorStream(), err, false));
+        daemon("session-in-" + pid, () -> copy(in, p.getOutputStream(), true));
+        daemon("session-wait-" + pid, () -> awaitExit(p, stdout, stderr));
+        LOG.debug("session for {} (uid {}): pid {}", account.name(), account.uid(), pid);
+    }
+
+    private void forward(Signal signal) {
+        Process p = process;
+        if (p == null || !p.isAlive() || signal == Signal.WINCH) {
+            return;
+        }
+        // the process is the user's shell (setpriv and bash -c exec in place), or the command it exec'd
+        if (!Termios.kill(p.pid(), signal.getNumeric())) {
+            LOG.debug("signal {} to pid {}: no such process", signal, p.pid());
+        }
+    }
+
+    /** Copies until EOF; closes the destination at EOF when it is the process's stdin (the client sent EOF). */
+    private static void copy(InputStream from, OutputStream to, boolean closeAtEof) {
+        byte[] buf = new byte[BUFFER];
+        try {
+            for (int n; (n = from.read(buf)) >= 0;) {
+                if (n > 0) {
+                    to.write(buf, 0, n);
+                    to.flush();
+                }
+            }
+        } catch (IOException e) {
+            // the process or the channel went away: nothing more to copy
+        } finally {
+            if (closeAtEof) {
+                try {
+                    to.close();
+                } catch (IOException e) {
+                    // already gone
+                }
+            }
+        }
+    }
+
+    private void awaitExit(Process p, Thread stdout, Thread stderr) {
+        int status;
+        try {
+            status = p.waitFor();
+            stdout.join();
+            stderr.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        exit.onExit(status);
+    }
+
+    @Override
+    public void destroy(ChannelSession channel) {
+        Process p = process;
+        if (p != null && p.isAlive()) {
+            p.destroy();
+        }
+    }
+
+    private static Thread daemon(String name, Runnable r) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+}
