@@ -62,6 +62,7 @@ public final class KemServerSettings {
         return challengeInterceptor;
     }
 
+    /** Collects the settings; unset ones keep the defaults named on each method. */
     public static final class Builder {
         private Set<KemAlgorithm> allowedAlgorithms = EnumSet.of(KemAlgorithm.MLKEM768);
         private KemKeyAuthorizer authorizer;

@@ -144,6 +144,7 @@ public final class PqsshClient implements AutoCloseable {
         }
     }
 
+    /** Collects the client settings; {@link #start()} builds and starts the client. */
     public static final class Builder {
         private List<String> kex = io.pqssh.mina.kex.KexInitDefaults.CLIENT_KEX;
         private boolean kexExplicit;

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What each server offered in its last KEXINIT (key exchange and host key name-lists), per host and port: the
- * knowledge that lets the client's {@code first_kex_packet_follows} guess be right (see {@link FirstKexGuessPlan}).
+ * knowledge that lets the client's {@code first_kex_packet_follows} guess be right (see {@link FirstKexGuess}).
  * The file form is {@code ~/.ssh/pqssh_kex_cache} beside {@code known_hosts}, one line per destination:
  * {@code host|[host]:port kex,... hostkey,...} (docs/round-trips.md, "KEX guess cache").
  */

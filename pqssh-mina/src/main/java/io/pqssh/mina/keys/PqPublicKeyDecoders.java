@@ -31,7 +31,7 @@ import io.pqssh.core.wire.SshReader;
 /**
  * The three decoders MINA needs for PQ public keys, all strict through pqssh-core (name, exact length, no trailing
  * bytes): {@link #ENTRY} for {@code authorized_keys}/{@code known_hosts} lines ({@code KeyUtils} registry),
- * {@link #DATA} to write such lines ({@code PublicKeyEntry} registry), {@link #WIRE} for blobs on the wire
+ * {@code dataResolver} to write such lines ({@code PublicKeyEntry} registry), {@link #WIRE} for blobs on the wire
  * ({@code Buffer.getRawPublicKey}, which has no registry: see {@link MinaPqKeys}).
  */
 public final class PqPublicKeyDecoders {

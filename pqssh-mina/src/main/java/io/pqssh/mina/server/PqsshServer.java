@@ -99,6 +99,7 @@ public final class PqsshServer implements AutoCloseable {
         }
     }
 
+    /** Collects the server settings; {@link #start()} builds, starts and returns the server. */
     public static final class Builder {
         private String host = "127.0.0.1";
         private int port;
