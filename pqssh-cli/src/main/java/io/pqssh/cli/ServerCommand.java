@@ -34,7 +34,8 @@ import picocli.CommandLine.Option;
                 "Keywords (file or -o): Port, ListenAddress, HostKey, PidFile, AuthorizedKeysFile,",
                 "AuthorizedKEMKeysFile, KEMAuthentication, KEMAuthAlgorithms, AuthenticationMethods,",
                 "PubkeyAuthentication, PasswordAuthentication, PasswordFile, KexAlgorithms, RequirePostQuantumKex,",
-                "MaxAuthTries, LoginGraceTime, MaxPendingKEMChallenges, Subsystem sftp.",
+                "MaxAuthTries, LoginGraceTime, MaxPendingKEMChallenges, Subsystem sftp, AllowTcpForwarding, PermitOpen,",
+                "PermitListen, GatewayPorts, AllowAgentForwarding, DisableForwarding.",
                 "Without HostKey: /etc/pqssh/ssh_host_ed25519_key (root) or ~/.config/pqssh/ (others).",
                 "SIGHUP re-reads the configuration and keys; open sessions stay."})
 public final class ServerCommand implements Callable<Integer> {
@@ -125,7 +126,8 @@ public final class ServerCommand implements Callable<Integer> {
                 // as sshd: root runs each session as the login's account; anyone else can only log in as itself
                 .logins(io.pqssh.mina.server.login.LoginPolicy.forThisProcess()).sftpServer(c.sftpServer)
                 // the 'invalid user' of sshd's log lines (refusing is the LoginPolicy's business)
-                .validUser(user -> io.pqssh.mina.server.UserPaths.home(user).isPresent());
+                .validUser(user -> io.pqssh.mina.server.UserPaths.home(user).isPresent())
+                .forwarding(c.forwarding);
         FileKeyAuthorizers auth = new FileKeyAuthorizers(c.authorizedKeysFile, c.authorizedKemKeysFile,
                 c.strictModes);
         if (c.pubkeyAuthentication) {

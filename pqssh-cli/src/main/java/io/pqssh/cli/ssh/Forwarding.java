@@ -20,11 +20,7 @@ public final class Forwarding {
     }
 
     public static void checkSupported(ClientConfig config) throws ConfigException {
-        List<ForwardSpec> f = config.forwards();
-        if (!f.isEmpty()) {
-            throw new ConfigException("port forwarding (" + f.get(0).kind().name().toLowerCase(java.util.Locale.ROOT)
-                    + "): not implemented yet in pqssh ssh");
-        }
+        io.pqssh.cli.forward.PortForwards.checkSupported(config.forwards());
         String agent = config.string("ForwardAgent").orElse("no");
         if (!agent.equalsIgnoreCase("no") && !agent.equalsIgnoreCase("false")) {
             throw new ConfigException("ForwardAgent " + agent + ": agent forwarding is not implemented yet in"
@@ -32,9 +28,28 @@ public final class Forwarding {
         }
     }
 
-    public static void start(ClientSession session, ClientConfig config, ClientLog log) throws ConfigException {
+    /**
+     * Starts the port forwardings; they live as long as the session (MINA closes the listeners with it).
+     *
+     * @throws java.io.IOException when one failed and {@code ExitOnForwardFailure yes}
+     */
+    public static void start(ClientSession session, ClientConfig config, ClientLog log)
+            throws ConfigException, java.io.IOException {
         if (Boolean.TRUE.equals(session.getAttribute(HostKeyCheck.HOST_KEY_CHANGED))) {
             log.debug1("host key changed: no forwarding on this connection");
+            if (!config.forwards().isEmpty()) {
+                log.error("Port forwarding is disabled to avoid man-in-the-middle attacks.");
+            }
+            return;
         }
+        List<ForwardSpec> specs = config.forwards();
+        if (specs.isEmpty()) {
+            return;
+        }
+        for (ForwardSpec s : specs) {
+            log.debug1("forwarding " + s.kind().name().toLowerCase(java.util.Locale.ROOT) + " " + s);
+        }
+        io.pqssh.cli.forward.PortForwards.start(session, specs, config.flag("GatewayPorts", false),
+                config.flag("ExitOnForwardFailure", false), log::error);
     }
 }

@@ -348,6 +348,9 @@ public final class PqsshClient implements AutoCloseable {
             CoreModuleProperties.TCP_NODELAY.set(client, true);
             client.setIoServiceFactoryFactory(io.pqssh.mina.transport.CoalescingIoServiceFactoryFactory.of(
                     coalesceWrites, null));
+            // forwarded-tcpip channels (-R) are accepted only for listeners this client asked for: MINA's forwarder
+            // refuses a channel for a port it did not request
+            client.setForwardingFilter(io.pqssh.mina.client.ClientForwardingFilter.INSTANCE);
             // identities come from the caller only, never from ~/.ssh behind the user's back
             client.setKeyIdentityProvider(s -> List.of());
             boolean warn = warnWeakCrypto && !kexExplicit;

@@ -123,6 +123,7 @@ public final class PqsshServer implements AutoCloseable {
         private PreAuthLimits.Settings preAuth;
         private boolean coalesceWrites = io.pqssh.mina.transport.CoalescingIoServiceFactoryFactory.enabledByDefault();
         private org.apache.sshd.common.io.IoServiceFactoryFactory transport;
+        private io.pqssh.mina.server.forward.ForwardingPolicy forwarding;
 
         public Builder host(String host) {
             this.host = host;
@@ -248,6 +249,15 @@ public final class PqsshServer implements AutoCloseable {
         /** The sftp-server program for the sftp subsystem under {@link #logins} (default: OpenSSH's, found). */
         public Builder sftpServer(String path) {
             this.sftpServer = path;
+            return this;
+        }
+
+        /**
+         * TCP and agent forwarding under sshd's keywords ({@code pqssh server} passes its configuration, whose
+         * defaults are OpenSSH 10's). Without it (the default for embedding) the server forwards nothing.
+         */
+        public Builder forwarding(io.pqssh.mina.server.forward.ForwardingPolicy policy) {
+            this.forwarding = Objects.requireNonNull(policy);
             return this;
         }
 
@@ -395,6 +405,11 @@ public final class PqsshServer implements AutoCloseable {
                 if (sftp) {
                     sshd.setSubsystemFactories(List.of(new SftpSubsystemFactory()));
                 }
+            }
+            if (forwarding != null) {
+                sshd.setForwardingFilter(new io.pqssh.mina.server.forward.PolicyForwardingFilter(forwarding));
+                sshd.setForwarderFactory(new io.pqssh.mina.server.forward.GatewayPortsForwarderFactory(
+                        forwarding.gatewayPorts()));
             }
             if (sftp) {
                 // bulk transfer (lab transfer, issue 4): a larger channel window and packets, and SFTP reads up to

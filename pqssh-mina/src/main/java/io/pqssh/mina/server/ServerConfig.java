@@ -46,6 +46,10 @@ public final class ServerConfig {
     /** MaxStartups, PerSourceMaxStartups, PerSourceConnectRate, MaxPreauthPacketSize. */
     public PreAuthLimits.Settings preAuth = PreAuthLimits.Settings.defaults();
 
+    /** AllowTcpForwarding, PermitOpen, PermitListen, GatewayPorts, AllowAgentForwarding, DisableForwarding. */
+    public io.pqssh.mina.server.forward.ForwardingPolicy forwarding =
+            io.pqssh.mina.server.forward.ForwardingPolicy.DEFAULT;
+
     private final Set<String> seen = new java.util.HashSet<>();
 
     public static ServerConfig load(Path file) throws IOException, ConfigException {
@@ -117,6 +121,14 @@ public final class ServerConfig {
                         sftpServer = sub[1].strip();
                     }
                 }
+                case "allowtcpforwarding" -> forwarding = forwarding.allowTcpForwarding(
+                        io.pqssh.mina.server.forward.ForwardingPolicy.TcpForwarding.parse(value));
+                case "permitopen" -> forwarding = forwarding.permitOpen(value);
+                case "permitlisten" -> forwarding = forwarding.permitListen(value);
+                case "gatewayports" -> forwarding = forwarding.gatewayPorts(
+                        io.pqssh.mina.server.forward.ForwardingPolicy.GatewayPorts.parse(value));
+                case "allowagentforwarding" -> forwarding = forwarding.allowAgentForwarding(yesNo(value));
+                case "disableforwarding" -> forwarding = forwarding.disableForwarding(yesNo(value));
                 case "match", "include" -> throw new ConfigException(where + ": " + kv[0]
                         + " is not supported by pqssh server yet");
                 default -> throw new ConfigException(where + ": Bad configuration option: " + kv[0]);

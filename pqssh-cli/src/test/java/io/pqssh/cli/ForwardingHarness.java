@@ -1,0 +1,190 @@
+package io.pqssh.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * For the forwarding, agent and transfer tests: {@code pqssh server} on a thread (stopped by interrupt),
+ * {@code pqssh} client processes (a separate JVM, since {@code -N} and the agent run until stopped; ended by PID),
+ * and a loopback echo server.
+ */
+final class ForwardingHarness implements AutoCloseable {
+    private final Path dir;
+    private final List<Thread> servers = new ArrayList<>();
+    private final List<Process> processes = new ArrayList<>();
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+
+    ForwardingHarness(Path dir) {
+        this.dir = dir;
+    }
+
+    /** {@code pqssh server} with its own host key and the given authorized_keys; returns the port. */
+    int startServer(Path authorizedKeys, String... extra) throws Exception {
+        Path hostKey = dir.resolve("ssh_host_ed25519_key");
+        if (!Files.exists(hostKey)) {
+            CliHarness.sshKeygen(hostKey, "ed25519");
+        }
+        Path portFile = dir.resolve("port-" + servers.size());
+        List<String> args = new ArrayList<>(List.of("server", "-p", "0", "--port-file", portFile.toString(),
+                "-o", "AuthorizedKeysFile=" + authorizedKeys.toAbsolutePath(),
+                "-o", "AuthorizedKEMKeysFile=none", "-o", "HostKey=" + hostKey.toAbsolutePath()));
+        args.addAll(List.of(extra));
+        AtomicInteger rc = new AtomicInteger(Integer.MIN_VALUE);
+        Thread t = new Thread(() -> rc.set(Main.run(args.toArray(String[]::new))), "pqssh-server-" + servers.size());
+        t.setDaemon(true);
+        servers.add(t);
+        t.start();
+        CliHarness.waitUntil(Duration.ofSeconds(15),
+                () -> !t.isAlive() || CliHarness.read(portFile).matches("\\d+\\n"),
+                () -> "pqssh server wrote no port file");
+        assertTrue(t.isAlive(), "pqssh server exited with " + rc.get());
+        return Integer.parseInt(CliHarness.read(portFile).strip());
+    }
+
+    /** A {@code pqssh ARGS} process (this test JVM's class path), output in files under the test directory. */
+    Proc startPqssh(Map<String, String> env, String... args) throws IOException {
+        String java = ProcessHandle.current().info().command().orElse(
+                System.getProperty("java.home") + "/bin/java");
+        List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
+                "io.pqssh.cli.Main"));
+        cmd.addAll(List.of(args));
+        int n = processes.size();
+        Path out = dir.resolve("proc-" + n + ".out");
+        Path err = dir.resolve("proc-" + n + ".err");
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectOutput(out.toFile()).redirectError(err.toFile());
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        processes.add(p);
+        return new Proc(p, out, err, String.join(" ", args));
+    }
+
+    /** A running pqssh process. */
+    record Proc(Process process, Path out, Path err, String args) {
+        String output() {
+            return "pqssh " + args + (process.isAlive() ? " (running)" : " (exit " + process.exitValue() + ")")
+                    + "\n--- stdout\n" + CliHarness.read(out) + "\n--- stderr\n" + CliHarness.read(err);
+        }
+
+        int waitFor(Duration d) throws InterruptedException {
+            if (!process.waitFor(d.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new AssertionError("did not finish within " + d + ": " + output());
+            }
+            return process.exitValue();
+        }
+    }
+
+    /** Waits until something listens on 127.0.0.1:port (or the process died: then fails with its output). */
+    void awaitListening(Proc p, int port) throws InterruptedException {
+        CliHarness.waitUntil(Duration.ofSeconds(30), () -> !p.process().isAlive() || CliHarness.portOpen(port),
+                p::output);
+        assertTrue(p.process().isAlive(), p.output());
+    }
+
+    /** A loopback server that echoes every connection's bytes; returns its port. */
+    int startEchoServer() throws IOException {
+        ServerSocket ss = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        closeables.add(ss);
+        Thread t = new Thread(() -> {
+            while (!ss.isClosed()) {
+                try {
+                    Socket s = ss.accept();
+                    Thread c = new Thread(() -> {
+                        try (s; InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
+                            in.transferTo(out);
+                        } catch (IOException e) {
+                            // connection dropped: nothing to echo
+                        }
+                    }, "echo-conn");
+                    c.setDaemon(true);
+                    c.start();
+                } catch (IOException e) {
+                    return;
+                }
+            }
+        }, "echo-server");
+        t.setDaemon(true);
+        t.start();
+        return ss.getLocalPort();
+    }
+
+    /**
+     * Sends {@code data} on a connected socket (from a second thread) and reads until as many bytes came back or the
+     * peer closed. No half-close: MINA's NIO2 transport ends a forwarded connection on the first read EOF
+     * (docs/client.md "Forwarding").
+     */
+    static byte[] roundTrip(Socket s, byte[] data) throws IOException {
+        s.setSoTimeout(20_000);
+        Thread writer = new Thread(() -> {
+            try {
+                OutputStream out = s.getOutputStream();
+                out.write(data);
+                out.flush();
+            } catch (IOException e) {
+                // the peer closed: the reader sees it
+            }
+        }, "round-trip-writer");
+        writer.setDaemon(true);
+        writer.start();
+        java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+        InputStream in = s.getInputStream();
+        byte[] buf = new byte[16384];
+        while (got.size() < data.length) {
+            int n = in.read(buf);
+            if (n < 0) {
+                break;
+            }
+            got.write(buf, 0, n);
+        }
+        return got.toByteArray();
+    }
+
+    static byte[] echoThrough(int port, byte[] data) throws IOException {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            return roundTrip(s, data);
+        }
+    }
+
+    /** Asserts the bytes came back unchanged. */
+    static void assertEcho(byte[] sent, byte[] got, String what) {
+        assertEquals(sent.length, got.length, what + ": length");
+        assertTrue(java.util.Arrays.equals(sent, got), what + ": bytes differ");
+    }
+
+    @Override
+    public void close() throws Exception {
+        for (Process p : processes) {
+            if (p.isAlive()) {
+                p.destroy();
+                if (!p.waitFor(5, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                    p.waitFor(5, TimeUnit.SECONDS);
+                }
+            }
+        }
+        for (AutoCloseable c : closeables) {
+            c.close();
+        }
+        for (Thread t : servers) {
+            t.interrupt();
+            t.join(10_000);
+        }
+    }
+}
