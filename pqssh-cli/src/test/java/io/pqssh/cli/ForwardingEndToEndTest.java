@@ -123,6 +123,11 @@ class ForwardingEndToEndTest {
     void allowTcpForwardingNoRefusesLocalAndRemote() throws Exception {
         int server = h.startServer(authorized(""), "-o", "AllowTcpForwarding=no");
         assertRefused(server);
+
+        // ExitOnForwardFailure yes: the refused -R ends the client with 255, as ssh
+        ForwardingHarness.Proc strict = client(server, "-o", "ExitOnForwardFailure=yes",
+                "-R", CliHarness.freePort() + ":127.0.0.1:" + echo);
+        assertEquals(255, strict.waitFor(Duration.ofSeconds(60)), strict.output());
     }
 
     @Test
@@ -164,10 +169,5 @@ class ForwardingEndToEndTest {
                 () -> CliHarness.read(c.err()).contains("Warning: remote port forwarding failed for listen port " + r),
                 c::output);
         assertTrue(!CliHarness.portOpen(r), "refused -R listens anyway");
-
-        // ExitOnForwardFailure yes: the refused -R ends the client with 255, as ssh
-        ForwardingHarness.Proc strict = client(server, "-o", "ExitOnForwardFailure=yes",
-                "-R", CliHarness.freePort() + ":127.0.0.1:" + echo);
-        assertEquals(255, strict.waitFor(Duration.ofSeconds(40)), strict.output());
     }
 }
