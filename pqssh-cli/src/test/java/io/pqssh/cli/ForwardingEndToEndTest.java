@@ -127,7 +127,7 @@ class ForwardingEndToEndTest {
         // ExitOnForwardFailure yes: the refused -R ends the client with 255, as ssh
         ForwardingHarness.Proc strict = client(server, "-o", "ExitOnForwardFailure=yes",
                 "-R", CliHarness.freePort() + ":127.0.0.1:" + echo);
-        assertEquals(255, strict.waitFor(Duration.ofSeconds(60)), strict.output());
+        assertEquals(255, strict.waitFor(Duration.ofSeconds(90)), strict.output());
     }
 
     @Test
@@ -151,7 +151,7 @@ class ForwardingEndToEndTest {
         byte[] data = random(1000);
         assertEcho(data, ForwardingHarness.echoThrough(allowed, data), "-L to a PermitOpen destination");
         assertEquals(0, ForwardingHarness.echoThrough(denied, data).length, "-L outside PermitOpen carried bytes");
-        CliHarness.waitUntil(Duration.ofSeconds(20),
+        CliHarness.waitUntil(Duration.ofSeconds(60),
                 () -> CliHarness.read(c.err()).contains("remote port forwarding failed for listen port " + r),
                 c::output);
         assertTrue(!CliHarness.portOpen(r), "-R listener exists although AllowTcpForwarding is local");
@@ -165,7 +165,7 @@ class ForwardingEndToEndTest {
         h.awaitListening(c, l);
         byte[] data = random(1000);
         assertEquals(0, ForwardingHarness.echoThrough(l, data).length, "refused -L carried bytes: " + c.output());
-        CliHarness.waitUntil(Duration.ofSeconds(20),
+        CliHarness.waitUntil(Duration.ofSeconds(60),
                 () -> CliHarness.read(c.err()).contains("Warning: remote port forwarding failed for listen port " + r),
                 c::output);
         assertTrue(!CliHarness.portOpen(r), "refused -R listens anyway");

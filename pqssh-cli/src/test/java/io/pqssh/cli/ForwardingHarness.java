@@ -50,7 +50,7 @@ final class ForwardingHarness implements AutoCloseable {
         t.setDaemon(true);
         servers.add(t);
         t.start();
-        CliHarness.waitUntil(Duration.ofSeconds(15),
+        CliHarness.waitUntil(Duration.ofSeconds(60),
                 () -> !t.isAlive() || CliHarness.read(portFile).matches("\\d+\\n"),
                 () -> "pqssh server wrote no port file");
         assertTrue(t.isAlive(), "pqssh server exited with " + rc.get());
@@ -93,7 +93,7 @@ final class ForwardingHarness implements AutoCloseable {
 
     /** Waits until something listens on 127.0.0.1:port (or the process died: then fails with its output). */
     void awaitListening(Proc p, int port) throws InterruptedException {
-        CliHarness.waitUntil(Duration.ofSeconds(30), () -> !p.process().isAlive() || CliHarness.portOpen(port),
+        CliHarness.waitUntil(Duration.ofSeconds(90), () -> !p.process().isAlive() || CliHarness.portOpen(port),
                 p::output);
         assertTrue(p.process().isAlive(), p.output());
     }
