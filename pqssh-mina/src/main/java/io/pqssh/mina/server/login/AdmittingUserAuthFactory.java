@@ -17,8 +17,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Puts a {@link LoginPolicy} in front of every authentication method: a request for a user name the policy refuses
  * fails like a wrong key or password (USERAUTH_FAILURE, the method's own code never runs), and the reason is logged
- * once per connection at INFO. The admitted account is kept on the session for the session layer
- * ({@link #account(ServerSession)}).
+ * once per connection at INFO (an unknown name by the authentication log's {@code Invalid user} line). The admitted
+ * account is kept on the session for the session layer ({@link #account(ServerSession)}).
  */
 public final class AdmittingUserAuthFactory implements UserAuthFactory {
     private static final Logger LOG = LoggerFactory.getLogger(AdmittingUserAuthFactory.class);
@@ -75,7 +75,8 @@ public final class AdmittingUserAuthFactory implements UserAuthFactory {
                 k -> new ConcurrentHashMap<>());
         return m.computeIfAbsent(user, u -> {
             LoginPolicy.Admission a = policy.admit(u);
-            if (!a.allowed()) {
+            if (!a.allowed() && !a.unknownUser()) {
+                // "Invalid user" is the authentication log's (SshdLog, with the builder's validUser)
                 LOG.info("{} from {}", a.refusal(), peer(session));
             }
             return a;

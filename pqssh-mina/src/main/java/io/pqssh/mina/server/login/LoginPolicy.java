@@ -68,7 +68,7 @@ public final class LoginPolicy {
     /** Decides whether {@code user} may log in; the refusal text is sshd's log wording. */
     public Admission admit(String user) {
         if (!isPlausibleName(user)) {
-            return Admission.refused("Invalid user " + LogText.escape(user));
+            return Admission.unknown("Invalid user " + LogText.escape(user));
         }
         if (onlyUser != null && !onlyUser.equals(user)) {
             return Admission.refused("User " + user + " not allowed because the server runs as " + onlyUser
@@ -76,7 +76,7 @@ public final class LoginPolicy {
         }
         Optional<Account> found = accounts.byName(user);
         if (found.isEmpty()) {
-            return Admission.refused("Invalid user " + user);
+            return Admission.unknown("Invalid user " + user);
         }
         Account a = found.get();
         Optional<String> shadow = accounts.shadowEntry(user);
@@ -130,13 +130,18 @@ public final class LoginPolicy {
     }
 
     /** The answer for one user name: the account to run as, or why not. */
-    public record Admission(Optional<Account> account, String refusal) {
+    public record Admission(Optional<Account> account, String refusal, boolean unknownUser) {
         static Admission admitted(Account a) {
-            return new Admission(Optional.of(a), null);
+            return new Admission(Optional.of(a), null, false);
         }
 
         static Admission refused(String why) {
-            return new Admission(Optional.empty(), why);
+            return new Admission(Optional.empty(), why, false);
+        }
+
+        /** No such account (sshd's "Invalid user", which the authentication log already writes). */
+        static Admission unknown(String why) {
+            return new Admission(Optional.empty(), why, true);
         }
 
         public boolean allowed() {
