@@ -119,6 +119,21 @@ class OpenSshDefaultsTest {
     }
 
     @Test
+    void oldServersGetTheEcdhAndDiffieHellmanFallbacks() throws Exception {
+        // one of each kind (the larger DH groups cost seconds each on a small CI machine)
+        for (String kex : List.of("ecdh-sha2-nistp256", "diffie-hellman-group14-sha256")) {
+            try (PqsshServer srv = PqsshServer.builder().host("127.0.0.1").port(0).kex(List.of(kex))
+                    .hostKeys(KeyPairProvider.wrap(TestKeys.ed25519())).password((u, p, s) -> "pw".equals(p)).start();
+                    PqsshClient client = PqsshClient.builder().serverKeyVerifier(AcceptAllServerKeyVerifier.INSTANCE)
+                            .warningSink(w -> { }).password("pw").timeout(Duration.ofSeconds(20)).start();
+                    org.apache.sshd.client.session.ClientSession s = client.login("alice", "127.0.0.1", srv.port())) {
+                assertTrue(s.isAuthenticated(), kex);
+                assertEquals(kex, s.getNegotiatedKexParameter(org.apache.sshd.common.kex.KexProposalOption.ALGORITHMS));
+            }
+        }
+    }
+
+    @Test
     void softwareVersionComesFromTheBuild() {
         // Maven filtered the project version in; an unfiltered "${project.version}" would fail to load
         assertTrue(PqsshVersion.version().matches("[0-9]+\\.[0-9]+.*"), PqsshVersion.version());
