@@ -224,6 +224,35 @@ class SystemLoginsTest {
     }
 
     @Test
+    void scpRunsAsTheUserWithSftpAndWithTheLegacyProtocol() throws Exception {
+        for (String tool : List.of("/usr/bin/scp", "/usr/bin/ssh-keygen")) {
+            assertTrue(Files.isExecutable(Path.of(tool)), "MISSING " + tool + " (apt-get install openssh-client)");
+        }
+        Path key = dir.resolve("id_scp");
+        assertEquals(0, run(List.of("/usr/bin/ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key.toString())));
+        Path keys = home(BOB).resolve(".ssh/authorized_keys");
+        Files.writeString(keys, Files.readString(keys) + Files.readString(dir.resolve("id_scp.pub")));
+        Path local = dir.resolve("payload.txt");
+        Files.writeString(local, "payload\n");
+        String target = BOB + "@127.0.0.1:";
+        for (String protocol : List.of("-s", "-O")) { // -s: SFTP underneath (the default since 9.0), -O: scp -t
+            String name = "scp" + protocol + ".txt";
+            assertEquals(0, run(scp(key, protocol, local.toString(), target + name)), "scp " + protocol + " up");
+            Path up = home(BOB).resolve(name);
+            assertEquals(capture(List.of("id", "-u", BOB)), String.valueOf(Files.getAttribute(up, "unix:uid")),
+                    "scp " + protocol + ": the file belongs to bob");
+            assertTrue(run(scp(key, protocol, target + "/etc/shadow", dir.resolve("shadow" + protocol).toString()))
+                    != 0, "scp " + protocol + " read /etc/shadow as bob");
+        }
+    }
+
+    private static List<String> scp(Path key, String protocol, String from, String to) {
+        return List.of("/usr/bin/scp", protocol, "-q", "-F", "/dev/null", "-o", "BatchMode=yes", "-o",
+                "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "IdentitiesOnly=yes",
+                "-i", key.toString(), "-P", String.valueOf(server.port()), from, to);
+    }
+
+    @Test
     void nologinLockedAndUnknownUsersAreRefusedDespiteAValidKey() throws Exception {
         for (String user : List.of(NOLOGIN, LOCKED, GHOST)) {
             for (boolean kem : new boolean[] {true, false}) {
