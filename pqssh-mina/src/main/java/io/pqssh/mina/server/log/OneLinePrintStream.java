@@ -15,6 +15,11 @@ public final class OneLinePrintStream extends PrintStream {
         super(target, true, StandardCharsets.UTF_8);
     }
 
+    /** A one-line stream over {@code target}. */
+    public static PrintStream wrap(PrintStream target) {
+        return target instanceof OneLinePrintStream ? target : new OneLinePrintStream(target);
+    }
+
     /** Replaces {@code System.err} (idempotent). */
     public static synchronized void installOnStderr() {
         if (!(System.err instanceof OneLinePrintStream)) {
