@@ -71,6 +71,9 @@ class ReferenceConformanceTest {
     private static final KeyPair STRANGER = TestKeys.ed25519();
 
     private static PqsshServer srv;
+    private static PqsshClient cli;
+    /** The replies of the row being replayed (rows run one after another on one client). */
+    private static volatile List<String> current = new CopyOnWriteArrayList<>();
 
     /** One line of the fixture. */
     record Row(String name, String method, String user, String alg, String key, String framing, String response,
@@ -124,10 +127,23 @@ class ReferenceConformanceTest {
         KemServerSettings kem = KemServerSettings.builder().authorizer((user, c, addr) -> "alice".equals(user)
                 && (c.samePublicKey(V768.publicKey()) || c.samePublicKey(V512.publicKey()))).build();
         srv = server().kem(kem).publickey((u, k, s) -> "alice".equals(u) && k.equals(SIGNER.getPublic())).start();
+        cli = client().timeout(T).start();
+        cli.sshClient().addSessionListener(new SessionListener() {
+            @Override
+            public void sessionDisconnect(Session session, int reason, String msg, String language,
+                    boolean initiator) {
+                if (!initiator) {
+                    current.add("DISCONNECT");
+                }
+            }
+        });
     }
 
     @AfterAll
     static void stop() throws IOException {
+        if (cli != null) {
+            cli.close();
+        }
         if (srv != null) {
             srv.close();
         }
@@ -154,38 +170,28 @@ class ReferenceConformanceTest {
     @MethodSource("rows")
     void pqsshRepliesAsTheReferenceDoes(Row row) throws Exception {
         List<String> replies = new CopyOnWriteArrayList<>();
-        try (PqsshClient cli = client().timeout(T).start()) {
-            cli.sshClient().setUserAuthFactories(List.of(new Driver.Factory(row, replies)));
-            cli.sshClient().addSessionListener(new SessionListener() {
-                @Override
-                public void sessionDisconnect(Session session, int reason, String msg, String language,
-                        boolean initiator) {
-                    if (!initiator) {
-                        replies.add("DISCONNECT");
-                    }
+        current = replies;
+        cli.sshClient().setUserAuthFactories(List.of(new Driver.Factory(row, replies)));
+        try (ClientSession s = cli.sshClient().connect(row.user(), "127.0.0.1", srv.port()).verify(T)
+                .getSession()) {
+            AuthFuture auth = s.auth();
+            long deadline = System.nanoTime() + T.toNanos();
+            // a row without a response ends with the challenge (or the first reply): nothing more will come
+            while (!auth.isDone() && !("-".equals(row.response()) && !replies.isEmpty())) {
+                if (System.nanoTime() > deadline) {
+                    fail(row + ": no reply within " + T + ", so far " + replies);
                 }
-            });
-            try (ClientSession s = cli.sshClient().connect(row.user(), "127.0.0.1", srv.port()).verify(T)
-                    .getSession()) {
-                AuthFuture auth = s.auth();
-                long deadline = System.nanoTime() + T.toNanos();
-                // a row without a response ends with the challenge (or the first reply): nothing more will come
-                while (!auth.isDone() && !("-".equals(row.response()) && !replies.isEmpty())) {
-                    if (System.nanoTime() > deadline) {
-                        fail(row + ": no reply within " + T + ", so far " + replies);
-                    }
-                    Thread.sleep(5);
-                }
-                if (auth.isDone()) {
-                    if (auth.isSuccess()) {
-                        replies.add("SUCCESS");
-                    } else if (s.isOpen() && !replies.contains("DISCONNECT")) {
-                        replies.add("FAILURE");
-                    } else {
-                        long until = System.nanoTime() + T.toNanos();
-                        while (!replies.contains("DISCONNECT") && System.nanoTime() < until) {
-                            Thread.sleep(5);
-                        }
+                Thread.sleep(5);
+            }
+            if (auth.isDone()) {
+                if (auth.isSuccess()) {
+                    replies.add("SUCCESS");
+                } else if (s.isOpen() && !replies.contains("DISCONNECT")) {
+                    replies.add("FAILURE");
+                } else {
+                    long until = System.nanoTime() + T.toNanos();
+                    while (!replies.contains("DISCONNECT") && System.nanoTime() < until) {
+                        Thread.sleep(5);
                     }
                 }
             }
