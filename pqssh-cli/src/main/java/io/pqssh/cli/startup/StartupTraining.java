@@ -1,0 +1,118 @@
+package io.pqssh.cli.startup;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+import io.pqssh.cli.Main;
+import io.pqssh.core.keys.KeyFilePermissions;
+import io.pqssh.core.keys.openssh.OpenSshKeyV1;
+import io.pqssh.core.sig.SignatureKeyType;
+import io.pqssh.core.sig.SshSigningKey;
+
+/**
+ * The workload the launcher records into the JVM's AOT cache ({@code -XX:AOTCacheOutput}, JEP 483/514/515): a
+ * real {@code pqssh server} on loopback and real {@code pqssh ssh ... true} logins against it (Ed25519 publickey and
+ * ML-KEM publickey-kem, over mlkem768x25519), plus {@code keygen -l}. Everything happens in a temporary directory
+ * that is removed afterwards; nothing outside it is read or written (known_hosts is /dev/null).
+ */
+public final class StartupTraining {
+    private StartupTraining() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path dir = Files.createTempDirectory("pqssh-aot-training");
+        PrintStream realOut = System.out;
+        PrintStream realErr = System.err;
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        PrintStream quiet = new PrintStream(log, true, StandardCharsets.UTF_8);
+        int failures = 0;
+        try {
+            System.setOut(quiet);
+            System.setErr(quiet);
+            Path host = dir.resolve("host_ed25519");
+            Path user = dir.resolve("id_ed25519");
+            Path kem = dir.resolve("id_mlkem768");
+            writeKey(host);
+            writeKey(user);
+            run("keygen", "-q", "-t", "mlkem768", "-N", "", "-f", kem.toString());
+            Path ak = dir.resolve("authorized_keys");
+            // README's way: both public key lines in authorized_keys
+            Files.writeString(ak, Files.readString(dir.resolve("id_ed25519.pub"))
+                    + Files.readString(dir.resolve("id_mlkem768.pub")));
+            Path portFile = dir.resolve("port");
+            Thread server = new Thread(() -> Main.run("server", "-p", "0", "--port-file", portFile.toString(),
+                    "-o", "HostKey=" + host, "-o", "AuthorizedKeysFile=" + ak, "-o", "AuthorizedKEMKeysFile=none"),
+                    "training-server");
+            server.setDaemon(true);
+            server.start();
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (!(Files.exists(portFile) && Files.readString(portFile).endsWith("\n"))) {
+                if (System.nanoTime() > deadline || !server.isAlive()) {
+                    throw new IllegalStateException("training server did not start");
+                }
+                Thread.sleep(20);
+            }
+            String port = Files.readString(portFile).strip();
+            String me = System.getProperty("user.name");
+            for (int i = 0; i < 2; i++) {
+                failures += run("ssh", "-p", port, "-i", user.toString(), "-o", "StrictHostKeyChecking=no",
+                        "-o", "UserKnownHostsFile=/dev/null", me + "@127.0.0.1", "true") == 0 ? 0 : 1;
+                failures += run("ssh", "-p", port, "-i", kem.toString(), "-o", "StrictHostKeyChecking=no",
+                        "-o", "UserKnownHostsFile=/dev/null", me + "@127.0.0.1", "true") == 0 ? 0 : 1;
+            }
+            run("keygen", "-l", "-f", user.toString());
+        } catch (Exception e) {
+            failures++;
+            quiet.println("training: " + e);
+        } finally {
+            System.setOut(realOut);
+            System.setErr(realErr);
+            deleteTree(dir);
+        }
+        if (failures > 0) {
+            // the cache is still written (whatever ran is recorded); say why it may be less effective
+            realErr.println("pqssh: start-up cache training had " + failures + " failed step(s):");
+            realErr.print(log.toString(StandardCharsets.UTF_8));
+        }
+        Runtime.getRuntime().halt(0); // the training server's threads need no orderly shutdown
+    }
+
+    private static int run(String... args) {
+        return Main.run(args);
+    }
+
+    private static void writeKey(Path file) throws Exception {
+        SecureRandom r = new SecureRandom();
+        SshSigningKey k = SshSigningKey.generate(SignatureKeyType.ED25519, r);
+        KeyFilePermissions.writePrivateKeyFile(file, OpenSshKeyV1.write(k, "training", null, r));
+        Files.writeString(file.resolveSibling(file.getFileName() + ".pub"), k.keyType() + " "
+                + java.util.Base64.getEncoder().encodeToString(k.publicKeyBlob()) + " training\n");
+    }
+
+    private static void deleteTree(Path dir) {
+        try (Stream<Path> s = Files.walk(dir)) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (Exception ignored) {
+            // a temporary directory
+        }
+    }
+
+    /** {@code StartupTraining copy DIR JAR...}: the unsigned class path copies, printed as a class path. */
+    public static final class Copy {
+        public static void main(String[] args) throws Exception {
+            Path dir = Path.of(args[0]);
+            List<Path> jars = Stream.of(args).skip(1).map(Path::of).toList();
+            List<Path> copies = UnsignedJars.copy(jars, dir);
+            System.out.print(String.join(":", copies.stream().map(Path::toString).toList()));
+        }
+    }
+}
