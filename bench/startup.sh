@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# Whole-process wall time of `pqssh ssh HOST true` vs OpenSSH's `ssh HOST true`, against a pqssh server and
+# against Debian's sshd, on loopback and (--link, root) over the lab's emulated 67 ms link. docs/startup.md.
+#
+#   bench/startup.sh [-n RUNS] [--link] [--rtt MS] [--no-aot-baseline]
+#
+# Prints one Markdown table per network: median, mean, min, max in seconds per client/server/key pair.
+# Everything it starts (servers, the link) runs from a temporary directory and is stopped by PID on exit.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+runs=10
+link=0
+rtt=67
+baseline=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -n) runs="$2"; shift 2 ;;
+    --link) link=1; shift ;;
+    --rtt) rtt="$2"; shift 2 ;;
+    --no-aot-baseline) baseline=0; shift ;;
+    *) echo "usage: $0 [-n RUNS] [--link] [--rtt MS] [--no-aot-baseline]" >&2; exit 2 ;;
+  esac
+done
+for b in /usr/bin/ssh /usr/sbin/sshd /usr/bin/ssh-keygen; do
+  [ -x "$b" ] || { echo "needs $b (apt-get install openssh-client openssh-server)" >&2; exit 1; }
+done
+pqssh="$here/pqssh"
+work="$(mktemp -d /tmp/pqssh-bench.XXXXXX)"
+chmod 755 "$work"
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+me="$(id -un)"
+
+# the launcher builds the jar and prepares its start-up cache now, not inside the first measured run
+"$pqssh" --version >/dev/null
+
+ssh-keygen -q -t ed25519 -N '' -C bench -f "$work/id_ed25519"
+"$pqssh" keygen -q -t mlkem768 -N '' -C bench -f "$work/id_mlkem768" >/dev/null
+ssh-keygen -q -t ed25519 -N '' -f "$work/host_ed25519"
+cat "$work/id_ed25519.pub" "$work/id_mlkem768.pub" > "$work/authorized_keys"
+chmod 600 "$work/authorized_keys"
+mkdir -p /run/sshd 2>/dev/null || true
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_port() { # host port
+  for _ in $(seq 1 600); do
+    if (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  echo "nothing listens on $1:$2" >&2; exit 1
+}
+
+# $1 = prefix command (empty or "ip netns exec NS"), $2 = listen address
+start_servers() {
+  local pre="$1" addr="$2"
+  sshd_port=$(free_port); pq_port=$(free_port)
+  cat > "$work/sshd_config" <<CONF
+Port $sshd_port
+ListenAddress $addr
+HostKey $work/host_ed25519
+AuthorizedKeysFile $work/authorized_keys
+PidFile $work/sshd.pid
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+CONF
+  $pre /usr/sbin/sshd -D -e -f "$work/sshd_config" 2>"$work/sshd.log" &
+  pids+=($!)
+  $pre "$pqssh" server -D -p "$pq_port" -o ListenAddress="$addr" -o HostKey="$work/host_ed25519" \
+    -o AuthorizedKeysFile="$work/authorized_keys" -o AuthorizedKEMKeysFile=none -o StrictModes=no \
+    >"$work/pqssh-server.log" 2>&1 &
+  pids+=($!)
+  $pre bash -c "$(declare -f wait_port); wait_port $addr $sshd_port; wait_port $addr $pq_port"
+}
+
+# one timed run: prints seconds
+time_one() {
+  local t0 t1
+  t0=$(date +%s%N)
+  "$@" >/dev/null 2>>"$work/client.err" </dev/null || { echo "FAILED: $*" >&2; tail -5 "$work/client.err" >&2; exit 1; }
+  t1=$(date +%s%N)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", (b - a) / 1e9 }'
+}
+
+stats() { # reads numbers, prints "median | mean | min | max"
+  sort -g | awk '{ v[NR] = $1; s += $1 } END {
+    m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+    printf "%.3f | %.3f | %.3f | %.3f", m, s / NR, v[1], v[NR] }'
+}
+
+# $1 label, $2 prefix, rest: command
+measure() {
+  local label="$1" pre="$2"; shift 2
+  $pre "$@" >/dev/null 2>>"$work/client.err" </dev/null || true   # warm-up (known_hosts, page cache)
+  local f="$work/times"; : > "$f"
+  for _ in $(seq 1 "$runs"); do $pre bash -c "$(declare -f time_one); work=$work; time_one $(printf '%q ' "$@")" >> "$f"; done
+  echo "| $label | $(stats < "$f") |"
+}
+
+bench_network() { # $1 title, $2 prefix for clients, $3 server address, $4 prefix for servers
+  local title="$1" cpre="$2" addr="$3" spre="$4"
+  start_servers "$spre" "$addr"
+  local kh="$work/known_hosts"; : > "$kh"
+  local sshopts=(-o UserKnownHostsFile="$kh" -o StrictHostKeyChecking=accept-new -o BatchMode=yes
+    -o LogLevel=ERROR -o IdentitiesOnly=yes -o ControlMaster=no -o ControlPath=none)
+  echo
+  echo "### $title ($runs runs each, load average $(cut -d' ' -f1-3 /proc/loadavg))"
+  echo
+  echo "| client → server | median s | mean s | min s | max s |"
+  echo "|---|---:|---:|---:|---:|"
+  measure "OpenSSH ssh → sshd" "$cpre" /usr/bin/ssh "${sshopts[@]}" -i "$work/id_ed25519" -p "$sshd_port" "$me@$addr" true
+  measure "OpenSSH ssh → pqssh server" "$cpre" /usr/bin/ssh "${sshopts[@]}" -i "$work/id_ed25519" -p "$pq_port" "$me@$addr" true
+  measure "pqssh ssh → sshd" "$cpre" "$pqssh" ssh -o UserKnownHostsFile="$kh" -o StrictHostKeyChecking=accept-new \
+    -i "$work/id_ed25519" -p "$sshd_port" "$me@$addr" true
+  measure "pqssh ssh → pqssh server" "$cpre" "$pqssh" ssh -o UserKnownHostsFile="$kh" -o StrictHostKeyChecking=accept-new \
+    -i "$work/id_ed25519" -p "$pq_port" "$me@$addr" true
+  measure "pqssh ssh (ML-KEM key, publickey-kem) → pqssh server" "$cpre" "$pqssh" ssh -o UserKnownHostsFile="$kh" \
+    -o StrictHostKeyChecking=accept-new -i "$work/id_mlkem768" -p "$pq_port" "$me@$addr" true
+  if [ "$baseline" = 1 ]; then
+    # the launcher before this work, minus its source scan: plain class path, signed jars, JVM defaults
+    measure "pqssh ssh → pqssh server, before (no AOT cache, signed jars, C2 + G1)" "$cpre" \
+      "${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java" --enable-native-access=ALL-UNNAMED \
+      -cp "$here/pqssh-cli/target/pqssh-cli-0.1.0-SNAPSHOT.jar:$here/pqssh-cli/target/lib/*" io.pqssh.cli.Main ssh \
+      -o UserKnownHostsFile="$kh" -o StrictHostKeyChecking=accept-new -i "$work/id_ed25519" -p "$pq_port" "$me@$addr" true
+  fi
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  pids=()
+}
+
+echo "# pqssh start-up benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(/usr/bin/ssh -V 2>&1)"
+bench_network "loopback" "" 127.0.0.1 ""
+
+if [ "$link" = 1 ]; then
+  [ "$(id -u)" = 0 ] || { echo "--link needs root (network namespaces)" >&2; exit 1; }
+  "$pqssh" lab link --rtt "$rtt" > "$work/link.out" 2>&1 &
+  link_pid=$!
+  pids+=($link_pid)
+  for _ in $(seq 1 600); do grep -q 'Ctrl-C stops the link' "$work/link.out" && break; sleep 0.1; done
+  nsa=$(sed -n 's/^side A (server) .* in namespace \(.*\):$/\1/p' "$work/link.out")
+  nsb=$(sed -n 's/^side B (client) .* in namespace \(.*\):$/\1/p' "$work/link.out")
+  [ -n "$nsa" ] && [ -n "$nsb" ] || { echo "the link did not come up:" >&2; cat "$work/link.out" >&2; exit 1; }
+  saved=("${pids[@]}")
+  pids=()
+  bench_network "emulated link, RTT $rtt ms (pqssh lab link)" "ip netns exec $nsb" 10.77.0.1 "ip netns exec $nsa"
+  pids=("${saved[@]}")
+fi
