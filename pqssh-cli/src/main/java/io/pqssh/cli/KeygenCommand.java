@@ -170,7 +170,13 @@ public final class KeygenCommand implements Callable<Integer> {
         if (!quiet) {
             System.out.println("Generating public/private " + type + " key pair.");
         }
-        SshPrivateKey key = KeyTypes.generate(name.equals("ecdsa") ? "ecdsa" : type, bits, new SecureRandom());
+        SshPrivateKey key;
+        Progress generating = Progress.start("pqssh keygen: generating a " + type + " key ...");
+        try {
+            key = KeyTypes.generate(name.equals("ecdsa") ? "ecdsa" : type, bits, new SecureRandom());
+        } finally {
+            Progress.close(generating);
+        }
         char[] pass = null;
         try {
             pass = newPassphrase != null ? newPassphrase.toCharArray()

@@ -84,6 +84,10 @@ public final class Main implements Runnable {
     }
 
     /** The command line with just {@code first}'s subcommand when it names one, otherwise with all of them. */
+    public static CommandLine commandLineFor(String first) {
+        return commandLine(first);
+    }
+
     static CommandLine commandLine(String first) {
         CommandLine cl = new CommandLine(new Main());
         if (first != null && SUBCOMMANDS.containsKey(first)) {

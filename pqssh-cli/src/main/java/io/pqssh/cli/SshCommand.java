@@ -436,18 +436,25 @@ public final class SshCommand implements Callable<Integer> {
                 }
             }
             ClientSession session = null;
-            for (int attempt = 1; session == null; attempt++) {
-                log.debug1("Connecting to " + host + " port " + p + ".");
-                try {
-                    session = client.login(user, host, p);
-                } catch (Exception e) {
-                    if (attempt < attempts && Failures.connect(e, host, p) != null) {
-                        log.debug1("connect attempt " + attempt + " failed: " + Failures.oneLine(e));
-                        sleep(1000);
-                        continue;
+            // a status line on a terminal when connecting and logging in take more than a second (docs/startup.md)
+            Progress connecting = Progress.start("pqssh: connecting to " + host + " and logging in ...");
+            try {
+                for (int attempt = 1; session == null; attempt++) {
+                    log.debug1("Connecting to " + host + " port " + p + ".");
+                    try {
+                        session = client.login(user, host, p);
+                    } catch (Exception e) {
+                        if (attempt < attempts && Failures.connect(e, host, p) != null) {
+                            log.debug1("connect attempt " + attempt + " failed: " + Failures.oneLine(e));
+                            sleep(1000);
+                            continue;
+                        }
+                        Progress.close(connecting);
+                        return fail(log, e, user, host, p);
                     }
-                    return fail(log, e, user, host, p);
                 }
+            } finally {
+                Progress.close(connecting);
             }
             try (ClientSession s = session) {
                 log.debug1("Authenticated to " + host + " ([" + remoteAddress(session) + "]:" + p + ") using \""
