@@ -68,11 +68,13 @@ public final class Main implements Runnable {
             return 255;
         });
         CommandLine ssh = cl.getSubcommands().get("ssh");
-        // as ssh: options come before the destination; the first word after it starts the remote command
-        ssh.setStopAtPositional(true);
+        if (ssh != null) {
+            // as ssh: options come before the destination; the first word after it starts the remote command
+            ssh.setStopAtPositional(true);
+        }
         CommandLine.IParameterExceptionHandler dflt = cl.getParameterExceptionHandler();
         cl.setParameterExceptionHandler((ex, a) -> {
-            if (ex.getCommandLine() != ssh) {
+            if (ssh == null || ex.getCommandLine() != ssh) {
                 return dflt.handleParseException(ex, a);
             }
             ex.getCommandLine().getErr().println("pqssh ssh: " + ex.getMessage());

@@ -12,6 +12,8 @@ public final class Progress implements AutoCloseable {
     static final long DELAY_MS = 1000;
     private static final String FRAMES = "|/-\\";
 
+    private static volatile Progress active;
+
     private final Thread thread;
     private final AtomicBoolean shown = new AtomicBoolean();
     private final PrintStream out;
@@ -30,7 +32,20 @@ public final class Progress implements AutoCloseable {
     }
 
     static Progress start(String message, boolean terminal, PrintStream out, long delayMs) {
-        return terminal ? new Progress(message, out, delayMs) : null;
+        if (!terminal) {
+            return null;
+        }
+        Progress p = new Progress(message, out, delayMs);
+        active = p;
+        return p;
+    }
+
+    /** Ends the status being shown, if any: called before a prompt, which must not be drawn over. */
+    public static void stopActive() {
+        Progress p = active;
+        if (p != null) {
+            p.close();
+        }
     }
 
     private void spin(String message, long delayMs) {
@@ -67,6 +82,9 @@ public final class Progress implements AutoCloseable {
             }
         }
         thread.interrupt();
+        if (active == this) {
+            active = null;
+        }
     }
 
     /** Closes a possibly absent progress (no terminal). */

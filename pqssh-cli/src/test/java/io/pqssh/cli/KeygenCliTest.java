@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayInputStream;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -49,13 +47,7 @@ class KeygenCliTest {
     }
 
     private static CliHarness.Result pqsshStdin(byte[] stdin, String... args) throws Exception {
-        InputStream old = System.in;
-        System.setIn(new ByteArrayInputStream(stdin));
-        try {
-            return CliHarness.pqssh(args);
-        } finally {
-            System.setIn(old);
-        }
+        return CliHarness.pqsshWithStdin(stdin, args);
     }
 
     @Test

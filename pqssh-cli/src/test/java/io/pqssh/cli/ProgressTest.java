@@ -43,4 +43,18 @@ class ProgressTest {
         assertNull(Progress.start("no terminal", false, out, 0));
         Progress.close(null); // absent progress is fine
     }
+
+    @Test
+    void aPromptStopsTheActiveStatus() throws Exception {
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(buf, true, StandardCharsets.UTF_8);
+        Progress p = Progress.start("waiting", true, out, 50);
+        Thread.sleep(300);
+        Progress.stopActive(); // what Prompter does before asking
+        String s = buf.toString(StandardCharsets.UTF_8);
+        assertTrue(p.shown() && s.endsWith("\r\033[K"), s);
+        int before = buf.size();
+        Thread.sleep(300);
+        assertEquals(before, buf.size(), "the status drew over the prompt");
+    }
 }

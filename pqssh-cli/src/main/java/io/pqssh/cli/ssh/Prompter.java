@@ -82,6 +82,7 @@ public final class Prompter {
     }
 
     private char[] read(String prompt, boolean echo) {
+        io.pqssh.cli.Progress.stopActive(); // a status line must not draw over a question
         if (batchMode) {
             return null;
         }
