@@ -41,13 +41,13 @@ import io.pqssh.mina.server.login.ProcessIdentity;
 import io.pqssh.mina.server.login.SystemAccounts;
 
 /**
- * Issue 12 (server pty) and issue 11 §3 (no-pty/restrict), as root with a real account: OpenSSH's {@code ssh -tt},
- * driven through tmux, gets a working terminal from the pqssh server (arithmetic, tty, window size and its change,
- * Ctrl-C reaching the remote {@code sleep}, the user's identity, {@code exit 3}); {@code no-pty} and
- * {@code restrict} key lines refuse the pty for Ed25519 (OpenSSH) and KEM (pqssh client) logins, {@code
- * restrict,pty} allows it.
+ * Session channel requests on a server that runs logins as their accounts (root, a real account): pty-req (issue
+ * 12, server side: OpenSSH's {@code ssh -tt}, driven through tmux, gets a working terminal: arithmetic, tty, login
+ * shell, window size and its change, Ctrl-C reaching the remote {@code sleep}, {@code exit 3}; TERM, size and modes
+ * from the request), {@code no-pty}/{@code restrict} refusing it for Ed25519 (OpenSSH) and KEM logins (issue 11 §3),
+ * {@code signal} with and without a pty, and {@code command=} replacing exec, shell and subsystem.
  */
-class PtySessionTest {
+class SessionRequestsTest {
     private static final Duration T = Duration.ofSeconds(20);
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final String USER = "pqst" + Long.toString(ProcessHandle.current().pid(), 36)
@@ -63,11 +63,12 @@ class PtySessionTest {
     private static Path edFree;
     private static Path edRestrict;
     private static Path edRestrictPty;
+    private static Path edForced;
 
     @BeforeAll
     static void setUp() throws Exception {
         if (ProcessIdentity.current().uid() != 0) {
-            fail("PtySessionTest needs root (it creates an account with useradd and runs sessions as it);"
+            fail("SessionRequestsTest needs root (it creates an account with useradd and runs sessions as it);"
                     + " CI runs as root");
         }
         for (String tool : List.of("/usr/bin/ssh", "/usr/bin/ssh-keygen", "/usr/bin/tmux", "/usr/sbin/useradd")) {
@@ -79,6 +80,7 @@ class PtySessionTest {
         edFree = keygen("id_free");
         edRestrict = keygen("id_restrict");
         edRestrictPty = keygen("id_restrict_pty");
+        edForced = keygen("id_forced");
         Path home = SystemAccounts.INSTANCE.byName(USER).orElseThrow().home();
         Path keys = home.resolve(".ssh/authorized_keys");
         Files.createDirectories(keys.getParent());
@@ -86,7 +88,8 @@ class PtySessionTest {
                 + "no-pty " + new KemPublicKey(KemAlgorithm.MLKEM768, KEM_NOPTY.publicKey()).toLine("nopty") + "\n"
                 + Files.readString(pub(edFree))
                 + "restrict " + Files.readString(pub(edRestrict))
-                + "restrict,pty " + Files.readString(pub(edRestrictPty)));
+                + "restrict,pty " + Files.readString(pub(edRestrictPty))
+                + "command=\"echo FORCED:[$SSH_ORIGINAL_COMMAND]:$(id -un)\" " + Files.readString(pub(edForced)));
         assertEquals(0, run(List.of("chown", "-R", USER + ":", keys.getParent().toString())));
         FileKeyAuthorizers auth = new FileKeyAuthorizers(".ssh/authorized_keys", "none", true);
         server = PqsshServer.builder().host("127.0.0.1").port(0)
@@ -225,6 +228,20 @@ class PtySessionTest {
         assertTrue(!r.out.contains("/dev/pts/"), r.toString());
         Out ptyAgain = exec(ssh(edRestrictPty, "tty"));
         assertTrue(ptyAgain.out.startsWith("/dev/pts/"), "restrict,pty key: " + ptyAgain);
+    }
+
+    @Test
+    void forcedCommandReplacesExecShellAndSubsystem() throws Exception {
+        List<String> noTty = new ArrayList<>(ssh(edForced));
+        noTty.set(1, "-T");
+        List<String> exec = new ArrayList<>(noTty);
+        exec.add("cat /etc/hostname");
+        assertEquals("FORCED:[cat /etc/hostname]:" + USER, exec(exec).out.strip(), "exec");
+        assertEquals("FORCED:[]:" + USER, exec(noTty).out.strip(), "shell");
+        List<String> subsystem = new ArrayList<>(noTty);
+        subsystem.add(1, "-s");
+        subsystem.add("sftp");
+        assertEquals("FORCED:[sftp]:" + USER, exec(subsystem).out.strip(), "subsystem");
     }
 
     @Test
