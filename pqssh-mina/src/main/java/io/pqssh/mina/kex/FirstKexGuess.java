@@ -52,13 +52,17 @@ public final class FirstKexGuess {
      * entries will agree. Without knowledge there is no guess and the lists are left exactly as configured.
      *
      * <p>Moving the algorithm the negotiation would pick anyway (the first of ours the server offers) to the front
-     * of our list changes nothing but the first entry, so the key exchange is always reordered that way. The host
-     * key list is too when that pick is the server's first; otherwise the server's first host key algorithm is
-     * moved to the front only if {@code known_hosts} holds a key of its type for the host (the connection stays
-     * verifiable) and it does not replace a post-quantum choice with a classical one.
+     * of our list changes nothing but the first entry, so the key exchange is reordered that way. The host key list
+     * too; if that pick is not the server's first host key algorithm, the server's first is moved to the front only
+     * if {@code known_hosts} holds a key of its type for the host (the connection stays verifiable).
+     *
+     * <p>The cache may be stale (the server changed its configuration) or, with host key checking off, written by
+     * someone else: a classical algorithm is therefore never moved ahead of a post-quantum one, so a wrong cache
+     * can cost a wrong guess but never a post-quantum key exchange or host key the real server offers.
      */
     public static Plan plan(List<String> kex, List<String> hostKeys, ServerProposalCache.Proposal server,
             java.util.function.Predicate<String> hostKeyTypeKnown,
+            java.util.function.Predicate<String> postQuantumKex,
             java.util.function.Predicate<String> postQuantumHostKey) {
         if (server == null) {
             return new Plan(kex, hostKeys, false);
@@ -67,18 +71,37 @@ public final class FirstKexGuess {
         String hostPick = firstOffered(hostKeys, server.hostKeys());
         String serverKex = server.kex().isEmpty() ? "" : server.kex().get(0);
         String serverHost = server.hostKeys().isEmpty() ? "" : server.hostKeys().get(0);
-        if (kexPick == null || hostPick == null || !kexPick.equals(serverKex)) {
+        if (kexPick == null || hostPick == null || !kexPick.equals(serverKex)
+                || downgrades(kex, kexPick, postQuantumKex)) {
             return new Plan(kex, hostKeys, false);
         }
         if (!hostPick.equals(serverHost)) {
-            boolean usable = hostKeys.contains(serverHost) && hostKeyTypeKnown.test(serverHost)
-                    && !(postQuantumHostKey.test(hostPick) && !postQuantumHostKey.test(serverHost));
-            if (!usable) {
+            if (!hostKeys.contains(serverHost) || !hostKeyTypeKnown.test(serverHost)) {
                 return new Plan(kex, hostKeys, false);
             }
             hostPick = serverHost;
         }
+        if (downgrades(hostKeys, hostPick, postQuantumHostKey)) {
+            return new Plan(kex, hostKeys, false);
+        }
         return new Plan(toFront(kex, kexPick), toFront(hostKeys, hostPick), true);
+    }
+
+    /** {@code true} when moving classical {@code pick} to the front would put it ahead of a post-quantum entry. */
+    private static boolean downgrades(List<String> names, String pick,
+            java.util.function.Predicate<String> postQuantum) {
+        if (postQuantum.test(pick)) {
+            return false;
+        }
+        for (String n : names) {
+            if (n.equals(pick)) {
+                return false;
+            }
+            if (postQuantum.test(n)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The lists to offer and whether {@code first_kex_packet_follows} is set. */

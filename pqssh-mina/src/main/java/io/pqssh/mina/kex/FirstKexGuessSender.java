@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  * <p>Only the session's first KEXINIT carries a guess (re-keys run as MINA does), only when
  * {@link FirstKexGuess#plan} found from the {@link ServerProposalCache} that it will be right, and only when our
  * preferred method comes from a {@link GuessingKexFactory}. Registered as a session listener too: at
- * {@code sessionCreated} it applies the plan's order to the new session (after {@code HostKeyAlgorithmOrder}), at
- * the end of negotiation it records the server's lists in the cache, and when the negotiated exchange came from
+ * {@code sessionCreated} it applies the plan's order to the new session (after {@code HostKeyAlgorithmOrder}), once
+ * the first keys are established it records the server's lists in the cache, and when the negotiated exchange came from
  * another factory (group exchange), nothing took the guess, so at {@code KexCompleted} it is dropped (with its key
  * pair) and recorded as wrong.
  */
@@ -41,6 +41,7 @@ public final class FirstKexGuessSender implements ReservedSessionMessagesHandler
     private static final Logger LOG = LoggerFactory.getLogger(FirstKexGuessSender.class);
     private static final AttributeKey<Boolean> CONSIDERED = new AttributeKey<>();
     private static final AttributeKey<Boolean> PLANNED = new AttributeKey<>();
+    private static final AttributeKey<Boolean> RECORDED = new AttributeKey<>();
 
     private final ServerProposalCache cache;
     private final BiFunction<String, Integer, Set<String>> knownHostKeyTypes;
@@ -68,7 +69,7 @@ public final class FirstKexGuessSender implements ReservedSessionMessagesHandler
         List<String> hostKeys = NamedResource.getNameList(cs.getSignatureFactories());
         Set<String> types = knownHostKeyTypes.apply(a.getHostName(), a.getPort());
         FirstKexGuess.Plan plan = FirstKexGuess.plan(kex, hostKeys, known,
-                alg -> io.pqssh.mina.keys.HostKeyAlgorithmOrder.isKnown(alg, types),
+                alg -> io.pqssh.mina.keys.HostKeyAlgorithmOrder.isKnown(alg, types), PqKex::isPostQuantum,
                 io.pqssh.mina.keys.PqSignatureFactories::isPq);
         if (plan.guess()) {
             cs.setKeyExchangeFactories(FirstKexGuess.reorder(cs.getKeyExchangeFactories(), plan.kex()));
@@ -77,14 +78,16 @@ public final class FirstKexGuessSender implements ReservedSessionMessagesHandler
         }
     }
 
-    @Override
-    public void sessionNegotiationEnd(Session session, Map<KexProposalOption, String> clientProposal,
-            Map<KexProposalOption, String> serverProposal, Map<KexProposalOption, String> negotiatedOptions,
-            Throwable reason) {
-        if (!(session instanceof ClientSession cs) || destination(cs) == null || serverProposal == null) {
+    /**
+     * Records the server's lists once the keys are established: by then its KEXINIT is covered by the exchange hash
+     * the (verified) host key signed, so an unauthenticated peer cannot write the cache.
+     */
+    private void record(ClientSession cs) {
+        SshdSocketAddress a = destination(cs);
+        Map<KexProposalOption, String> serverProposal = cs.getServerKexProposals();
+        if (a == null || serverProposal == null) {
             return;
         }
-        SshdSocketAddress a = destination(cs);
         String kex = serverProposal.get(KexProposalOption.ALGORITHMS);
         String hostKeys = serverProposal.get(KexProposalOption.SERVERKEYS);
         if (kex != null && hostKeys != null && !kex.isBlank() && !hostKeys.isBlank()) {
@@ -92,6 +95,7 @@ public final class FirstKexGuessSender implements ReservedSessionMessagesHandler
                     Arrays.asList(kex.split(",")), Arrays.asList(hostKeys.split(","))));
         }
     }
+
     /** Offset from the end of a KEXINIT payload: boolean first_kex_packet_follows, then uint32 reserved. */
     private static final int FLAG_FROM_END = 5;
 
@@ -143,6 +147,10 @@ public final class FirstKexGuessSender implements ReservedSessionMessagesHandler
     public void sessionEvent(Session session, Event event) {
         if (event == Event.KexCompleted && session.removeAttribute(GuessingKexFactory.PENDING) != null) {
             session.setAttribute(FirstKexGuess.OUTCOME, FirstKexGuess.Outcome.WRONG);
+        }
+        if (event == Event.KeyEstablished && session instanceof ClientSession cs
+                && session.setAttribute(RECORDED, Boolean.TRUE) == null) {
+            record(cs);
         }
     }
 }

@@ -67,14 +67,24 @@ class FirstKexGuessTest {
             String[] second = login(srv, b);
             assertEquals("RIGHT", second[0], "server lists " + second[3] + " first");
             assertEquals("mlkem768x25519-sha256", second[1]);
-            // and for every default hybrid and the classical fallback, when the server puts it first
-            for (String kex : List.of("sntrup761x25519-sha512", "mlkem1024nistp384-sha384", "curve25519-sha256")) {
+            // and for every default hybrid, when the server puts it first
+            for (String kex : List.of("sntrup761x25519-sha512", "mlkem1024nistp384-sha384")) {
                 try (PqsshServer one = server().kex(List.of(kex)).start()) {
                     PqsshClient.Builder c = client();
                     assertEquals(List.of("none", kex), List.of(login(one, c)).subList(0, 2));
                     // the default client list does not start with it: the guess moves the negotiated pick first
                     assertEquals(List.of("RIGHT", kex), List.of(login(one, c)).subList(0, 2));
                 }
+            }
+            // a classical exchange is never moved ahead of the post-quantum ones: no guess, same negotiation
+            try (PqsshServer one = server().kex(List.of("curve25519-sha256")).start()) {
+                PqsshClient.Builder c = client();
+                assertEquals(List.of("none", "curve25519-sha256"), List.of(login(one, c)).subList(0, 2));
+                assertEquals(List.of("none", "curve25519-sha256"), List.of(login(one, c)).subList(0, 2));
+                // unless the client itself puts it first
+                PqsshClient.Builder classical = client().kex(List.of("curve25519-sha256", "mlkem768x25519-sha256"));
+                assertEquals("none", login(one, classical)[0]);
+                assertEquals("RIGHT", login(one, classical)[0]);
             }
         }
     }
@@ -145,6 +155,21 @@ class FirstKexGuessTest {
     }
 
     @Test
+    void aServerWhoseHostKeyIsRefusedIsNotRemembered() throws Exception {
+        ServerProposalCache cache = ServerProposalCache.inMemory();
+        try (PqsshServer srv = server().start(); PqsshClient cli = PqsshClient.builder()
+                .serverKeyVerifier((session, address, key) -> false).warningSink(w -> { }).identity(USER)
+                .kexGuessCache(cache).timeout(java.time.Duration.ofSeconds(10)).start()) {
+            org.junit.jupiter.api.Assertions.assertThrows(Exception.class,
+                    () -> cli.login("alice", "127.0.0.1", srv.port()).close());
+            // its KEXINIT was never authenticated: the cache must not learn from it
+            assertTrue(cache.lookup("127.0.0.1", srv.port()).isEmpty());
+            login(srv, client().kexGuessCache(cache));
+            assertTrue(cache.lookup("127.0.0.1", srv.port()).isPresent(), "a verified server is remembered");
+        }
+    }
+
+    @Test
     void optionOffSendsNoGuess() throws Exception {
         try (PqsshServer srv = server().start()) {
             PqsshClient.Builder b = client().guessKex(false);
@@ -159,30 +184,41 @@ class FirstKexGuessTest {
         List<String> hk = List.of("ssh-ed25519", "ecdsa-sha2-nistp256", "rsa-sha2-512", "ssh-mldsa-65");
         java.util.function.Predicate<String> none = a -> false;
         java.util.function.Predicate<String> pq = a -> a.startsWith("ssh-mldsa");
-        assertFalse(FirstKexGuess.plan(kex, hk, null, none, pq).guess());
+        java.util.function.Predicate<String> pqKex = PqKex::isPostQuantum;
+        assertFalse(FirstKexGuess.plan(kex, hk, null, none, pqKex, pq).guess());
         FirstKexGuess.Plan p = FirstKexGuess.plan(kex, hk, new ServerProposalCache.Proposal(
                 List.of("sntrup761x25519-sha512@openssh.com", "curve25519-sha256", "kex-strict-s-v00@openssh.com"),
-                List.of("ssh-ed25519")), none, pq);
+                List.of("ssh-ed25519")), none, pqKex, pq);
         // the server's first KEX is not one we offer: no guess, lists untouched
         assertFalse(p.guess());
         assertEquals(kex, p.kex());
         p = FirstKexGuess.plan(kex, hk, new ServerProposalCache.Proposal(
                 List.of("sntrup761x25519-sha512", "curve25519-sha256"), List.of("ssh-ed25519", "rsa-sha2-512")),
-                none, pq);
+                none, pqKex, pq);
         assertTrue(p.guess());
         assertEquals(List.of("sntrup761x25519-sha512", "mlkem768x25519-sha256", "curve25519-sha256"), p.kex());
         assertEquals(hk, p.hostKeys());
         // sshd with RSA, ECDSA and Ed25519 keys lists rsa-sha2-512 first
         ServerProposalCache.Proposal rsaFirst = new ServerProposalCache.Proposal(List.of("sntrup761x25519-sha512"),
                 List.of("rsa-sha2-512", "rsa-sha2-256", "ecdsa-sha2-nistp256", "ssh-ed25519"));
-        assertFalse(FirstKexGuess.plan(kex, hk, rsaFirst, none, pq).guess());
-        p = FirstKexGuess.plan(kex, hk, rsaFirst, "rsa-sha2-512"::equals, pq);
+        assertFalse(FirstKexGuess.plan(kex, hk, rsaFirst, none, pqKex, pq).guess());
+        p = FirstKexGuess.plan(kex, hk, rsaFirst, "rsa-sha2-512"::equals, pqKex, pq);
         assertTrue(p.guess());
         assertEquals("rsa-sha2-512", p.hostKeys().get(0));
+        // a stale or forged cache saying the server offers only a classical exchange must not move it ahead of
+        // the post-quantum ones (the real server may offer them): no guess, lists untouched
+        p = FirstKexGuess.plan(kex, hk, new ServerProposalCache.Proposal(List.of("curve25519-sha256"),
+                List.of("ssh-ed25519")), none, pqKex, pq);
+        assertFalse(p.guess());
+        assertEquals(kex, p.kex());
+        // likewise a classical host key ahead of a post-quantum one known_hosts holds
+        assertFalse(FirstKexGuess.plan(kex, List.of("ssh-mldsa-65", "ssh-ed25519"), new ServerProposalCache
+                .Proposal(List.of("mlkem768x25519-sha256"), List.of("ssh-ed25519")), a -> true, pqKex, pq).guess());
         // never trade a post-quantum host key for a classical one to make a guess right
         List<String> pqFirst = List.of("ssh-mldsa-65", "ssh-ed25519");
-        assertFalse(FirstKexGuess.plan(kex, pqFirst, new ServerProposalCache.Proposal(List.of("curve25519-sha256"),
-                List.of("ssh-ed25519", "ssh-mldsa-65")), a -> true, pq).guess());
+        assertFalse(FirstKexGuess.plan(kex, pqFirst, new ServerProposalCache.Proposal(
+                List.of("mlkem768x25519-sha256"), List.of("ssh-ed25519", "ssh-mldsa-65")), a -> true, pqKex, pq)
+                .guess());
     }
 
     @Test
