@@ -131,9 +131,13 @@ class SessionRequestsTest {
     }
 
     private static Out exec(List<String> cmd) throws Exception {
+        return exec(cmd, Path.of("/dev/null"));
+    }
+
+    private static Out exec(List<String> cmd, Path stdin) throws Exception {
         Path o = Files.createTempFile(dir, "o", ".txt");
         Path e = Files.createTempFile(dir, "e", ".txt");
-        Process p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+        Process p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(stdin.toFile()))
                 .redirectOutput(o.toFile()).redirectError(e.toFile()).start();
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
             p.destroyForcibly();
@@ -242,6 +246,18 @@ class SessionRequestsTest {
         subsystem.add(1, "-s");
         subsystem.add("sftp");
         assertEquals("FORCED:[sftp]:" + USER, exec(subsystem).out.strip(), "subsystem");
+    }
+
+    @Test
+    void stdinAndItsEofReachACommandWithoutPty() throws Exception {
+        Path input = dir.resolve("lines.txt");
+        Files.writeString(input, "a\nb\n");
+        List<String> cmd = new ArrayList<>(ssh(edFree, "wc -l; echo ERR >&2; exit 5"));
+        cmd.set(1, "-T");
+        Out r = exec(cmd, input);
+        assertEquals("2", r.out.strip(), r.toString());
+        assertTrue(r.err.contains("ERR"), "stderr is its own stream: " + r);
+        assertEquals(5, r.rc, r.toString());
     }
 
     @Test
