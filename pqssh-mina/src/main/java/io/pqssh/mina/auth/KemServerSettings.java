@@ -49,6 +49,7 @@ public final class KemServerSettings {
         return limiter;
     }
 
+    /** How long a challenge stays pending: past it the response fails and the slot is freed without waiting. */
     public Duration challengeTimeout() {
         return challengeTimeout;
     }
