@@ -11,19 +11,28 @@ dir="${BENCH_DIR:-/tmp}/pqssh-zgrab2-bench.$$"
 mkdir -p "$dir"
 trap 'rm -rf "$dir"' EXIT
 "$root/pqssh" --version >/dev/null   # builds the CLI when needed
+# a private copy of the CLI, so that a rebuild of the work tree during a long run cannot change it
+mkdir -p "$dir/cli"
+cp -r "$root/pqssh-cli/target/pqssh-cli-0.1.0-SNAPSHOT.jar" "$root/pqssh-cli/target/lib" "$dir/cli/"
+cp="$dir/cli/pqssh-cli-0.1.0-SNAPSHOT.jar:$dir/cli/lib/*"
 for n in "${@:-1000000 5000000}"; do
   for count in $n; do
     in="$dir/zgrab2-$count.json.gz"
     "$JAVA_HOME/bin/java" "$here/Zgrab2Generate.java" "$count" "$in"
     start=$(date +%s.%N)
-    PQSSH_JAVA_OPTS="-Xmx256m" /usr/bin/time -f '%M' -o "$dir/rss" \
-      "$root/pqssh" scan --zgrab2 "$in" --jsonl "$dir/out.jsonl" -q --progress never 2>"$dir/err" || true
+    /usr/bin/time -f '%M %U %S' -o "$dir/rss" "$JAVA_HOME/bin/java" -Xmx256m -Xlog:gc:file="$dir/gc.log" -cp "$cp" \
+      io.pqssh.cli.Main scan --zgrab2 "$in" --jsonl "$dir/out.jsonl" -q --progress never 2>"$dir/err" || true
     end=$(date +%s.%N)
     lines=$(wc -l <"$dir/out.jsonl")
     secs=$(echo "$end - $start" | bc -l)
-    printf '%s records (%s MB gzip): %s results, %.1f s, %.0f records/s, peak RSS %s MB, heap -Xmx256m; %s\n' \
-      "$count" "$(( $(stat -c %s "$in") / 1000000 ))" "$lines" "$secs" "$(echo "$count / $secs" | bc -l)" \
-      "$(( $(cat "$dir/rss") / 1024 ))" "$(tail -1 "$dir/err")"
+    read -r rss user sys <"$dir/rss"
+    cpu=$(echo "$user + $sys" | bc -l)
+    heap=$(grep -o '[0-9]*M->[0-9]*M' "$dir/gc.log" | sed 's/.*->//; s/M//' | sort -n | tail -1)
+    printf '%s records (%s MB gzip, %s MB JSON Lines out): %s results; wall %.1f s = %.0f records/s;'\
+' CPU %.1f s = %.0f records per CPU-second; peak RSS %s MB; largest heap after GC %s MB (-Xmx256m); load %s; %s\n' \
+      "$count" "$(( $(stat -c %s "$in") / 1000000 ))" "$(( $(stat -c %s "$dir/out.jsonl") / 1000000 ))" "$lines" \
+      "$secs" "$(echo "$count / $secs" | bc -l)" "$cpu" "$(echo "$count / $cpu" | bc -l)" "$(( rss / 1024 ))" \
+      "${heap:-?}" "$(cut -d' ' -f1-3 /proc/loadavg)" "$(tail -1 "$dir/err")"
     rm -f "$in" "$dir/out.jsonl"
   done
 done

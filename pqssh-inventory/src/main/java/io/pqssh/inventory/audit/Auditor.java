@@ -2,9 +2,7 @@ package io.pqssh.inventory.audit;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -12,6 +10,8 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.HashSet;
+import java.util.Set;
 
 import io.pqssh.core.keys.KeyFileException;
 import io.pqssh.core.keys.PublicKeyLine;
@@ -23,20 +23,45 @@ import io.pqssh.core.wire.MalformedMessageException;
 
 /**
  * Reads key and config files and reports quantum-vulnerable keys, post-quantum credentials and configs that keep
- * key exchange classical. Directories are read one level deep, by file name: {@code authorized_keys*},
+ * key exchange classical. Directories are walked recursively (symbolic links are not followed; {@code /proc},
+ * {@code /sys}, {@code /dev} and {@code /run} are skipped) and files are picked by name: {@code authorized_keys*},
  * {@code authorized_kem_keys}, {@code known_hosts*}/{@code ssh_known_hosts*}, {@code *.pub}, {@code sshd_config},
- * {@code ssh_config} and {@code config}, and any file that starts like a private key. Private keys are never
- * decrypted: the public key comes from the unencrypted {@code openssh-key-v1} header.
+ * {@code ssh_config}, {@code config} and {@code *.conf} in SSH directories, and key files ({@code id_*},
+ * {@code ssh_host_*}, anything in a {@code .ssh} directory) that start like a private key. Configs are read first:
+ * the effective sshd_config's {@code AuthorizedKeysFile} is followed for every user of the passwd file, and its
+ * {@code PubkeyAcceptedAlgorithms} decides whether an {@code ssh-mldsa44-ed25519@openssh.com} key is a working
+ * credential. Private keys are never decrypted: the public key comes from the unencrypted {@code openssh-key-v1}
+ * header; unencrypted PEM keys give their family and size.
  */
 public final class Auditor {
     /** Files larger than this are not key or config files. */
     static final long MAX_FILE = 4L << 20;
+    /** Virtual file systems a walk of {@code /} does not enter. */
+    static final Set<Path> SKIPPED = Set.of(Path.of("/proc"), Path.of("/sys"), Path.of("/dev"), Path.of("/run"));
+    static final String COMPOSITE = "ssh-mldsa44-ed25519@openssh.com";
 
+    /** Where the audit finds the system's users and the server config. */
+    public static final class Options {
+        /** passwd(5) file for AuthorizedKeysFile's %u/%h. */
+        public Path passwd = Path.of("/etc/passwd");
+        /** The sshd_config in effect when none is among the audited paths (null or missing: OpenSSH defaults). */
+        public Path sshdConfig = Path.of("/etc/ssh/sshd_config");
+        /** "now" for expiry-time. */
+        public java.time.Instant now = java.time.Instant.now();
+    }
+
+    private final Options options;
     private final List<Finding> findings = new ArrayList<>();
     private final ConfigAudit configs = new ConfigAudit(findings);
-    /** Per directory (one user's ~/.ssh): authorized classical keys and whether a PQ credential is authorized. */
-    private final Map<Path, List<Integer>> authorizedClassical = new LinkedHashMap<>();
-    private final Map<Path, Boolean> authorizedPq = new LinkedHashMap<>();
+    /** Per login (one user, or one directory of authorized keys): authorized classical keys, PQ credential seen. */
+    private final Map<String, List<Integer>> authorizedClassical = new LinkedHashMap<>();
+    private final Map<String, String> authorizedPq = new LinkedHashMap<>();
+    private final Set<Path> done = new HashSet<>();
+    private ConfigAudit.Effective sshd;
+
+    private Auditor(Options options) {
+        this.options = options;
+    }
 
     /** The defaults: the current user's {@code ~/.ssh} and {@code /etc/ssh}, those that exist. */
     public static List<Path> defaultPaths() {
@@ -49,45 +74,196 @@ public final class Auditor {
         return p;
     }
 
-    /** Audits the paths and returns all findings in discovery order (the PQ-beside-classical pass last). */
+    /** Audits the paths with the system's passwd and sshd_config. */
     public static List<Finding> audit(List<Path> paths) throws IOException {
-        Auditor a = new Auditor();
+        return audit(paths, new Options());
+    }
+
+    /** Audits the paths and returns all findings in discovery order (the PQ-beside-classical pass last). */
+    public static List<Finding> audit(List<Path> paths, Options options) throws IOException {
+        Auditor a = new Auditor(options);
+        List<Path> files = new ArrayList<>();
+        List<Path> explicit = new ArrayList<>();
         for (Path p : paths) {
             if (Files.isDirectory(p)) {
-                a.directory(p);
+                a.walk(p, files);
             } else if (Files.isRegularFile(p)) {
-                a.file(p, true);
+                explicit.add(p);
             } else {
                 throw new IOException("no such file or directory: " + p);
             }
+        }
+        // configs first: the effective sshd_config decides which keys work
+        for (Path f : concat(explicit, files)) {
+            if (isConfig(f)) {
+                a.config(f);
+            }
+        }
+        if (a.sshd != null) {
+            // an audited sshd_config: the keys it lets in are part of the audit
+            a.followAuthorizedKeysFile();
+        } else if (options.sshdConfig != null && Files.isRegularFile(options.sshdConfig)
+                && Files.isReadable(options.sshdConfig)) {
+            // the host's sshd_config, not audited itself: only says which key types work
+            a.sshd = new ConfigAudit(new ArrayList<>()).audit(options.sshdConfig, true);
+        } else {
+            a.sshd = ConfigAudit.Effective.defaults();
+        }
+        for (Path f : explicit) {
+            a.file(f, true, null);
+        }
+        for (Path f : files) {
+            a.file(f, false, null);
         }
         a.finishBesidePq();
         return List.copyOf(a.findings);
     }
 
-    private void directory(Path dir) throws IOException {
-        List<Path> files = new ArrayList<>();
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
-            for (Path f : ds) {
-                if (Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS) || Files.isRegularFile(f)) {
-                    files.add(f);
-                }
-            }
-        }
-        files.sort(null);
-        // sshd_config first so its Include'd files are audited in its context rather than twice
-        files.sort((x, y) -> Boolean.compare(!isConfig(x), !isConfig(y)));
-        for (Path f : files) {
-            file(f, false);
-        }
+    private static List<Path> concat(List<Path> a, List<Path> b) {
+        List<Path> l = new ArrayList<>(a);
+        l.addAll(b);
+        return l;
+    }
+
+    /** Collects candidate files under dir, sorted, without following links or entering virtual file systems. */
+    private void walk(Path dir, List<Path> out) throws IOException {
+        List<Path> found = new ArrayList<>();
+        Files.walkFileTree(dir, java.util.EnumSet.noneOf(java.nio.file.FileVisitOption.class), 64,
+                new java.nio.file.SimpleFileVisitor<>() {
+                    @Override
+                    public java.nio.file.FileVisitResult preVisitDirectory(Path d,
+                            java.nio.file.attribute.BasicFileAttributes attrs) {
+                        if (!d.equals(dir) && SKIPPED.contains(d.toAbsolutePath().normalize())) {
+                            return java.nio.file.FileVisitResult.SKIP_SUBTREE;
+                        }
+                        return java.nio.file.FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public java.nio.file.FileVisitResult visitFile(Path f,
+                            java.nio.file.attribute.BasicFileAttributes attrs) {
+                        if (attrs.isRegularFile() && candidate(f)) {
+                            found.add(f);
+                        }
+                        return java.nio.file.FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public java.nio.file.FileVisitResult visitFileFailed(Path f, IOException e) {
+                        // an unreadable directory below the audited path: say so and go on
+                        note(f, 0, "cannot read: " + e.getMessage());
+                        return java.nio.file.FileVisitResult.CONTINUE;
+                    }
+                });
+        found.sort(null);
+        out.addAll(found);
+    }
+
+    /** Files the walk picks up, by name and place. */
+    static boolean candidate(Path f) {
+        String n = f.getFileName().toString();
+        Path parent = f.getParent();
+        String dir = parent == null || parent.getFileName() == null ? "" : parent.getFileName().toString();
+        boolean sshDir = dir.equals(".ssh") || dir.equals("ssh") || dir.startsWith("ssh_config")
+                || dir.startsWith("sshd_config") || dir.equals("authorized_keys");
+        return n.startsWith("authorized_keys") || n.startsWith("authorized_kem_keys") || n.startsWith("known_hosts")
+                || n.startsWith("ssh_known_hosts") || n.equals("sshd_config") || n.equals("ssh_config")
+                || (sshDir && (n.equals("config") || n.endsWith(".conf") || n.endsWith(".pub")))
+                || n.startsWith("id_") || n.startsWith("ssh_host_") || (sshDir && !n.startsWith("."))
+                || parentIsAuthorizedKeysDir(f);
+    }
+
+    private static boolean parentIsAuthorizedKeysDir(Path f) {
+        Path p = f.getParent();
+        return p != null && p.getFileName() != null && p.getFileName().toString().equals("authorized_keys");
     }
 
     private static boolean isConfig(Path f) {
         String n = f.getFileName().toString();
-        return n.equals("sshd_config") || n.equals("ssh_config");
+        return n.equals("sshd_config") || n.equals("ssh_config")
+                || (n.endsWith(".conf") && f.toString().contains("ssh"))
+                || (n.equals("config") && f.getParent() != null && f.getParent().getFileName() != null
+                        && f.getParent().getFileName().toString().equals(".ssh"));
     }
 
-    private void file(Path f, boolean explicit) {
+    private void config(Path f) {
+        Path real = f.toAbsolutePath().normalize();
+        if (!done.add(real)) {
+            return;
+        }
+        String n = f.getFileName().toString();
+        boolean server = n.equals("sshd_config") || (n.endsWith(".conf") && f.toString().contains("sshd_config"));
+        if (n.endsWith(".conf") && !n.equals("sshd_config")) {
+            // a drop-in is audited with the file that includes it; alone only when nothing includes it
+            return;
+        }
+        ConfigAudit.Effective e = configs.audit(f, server);
+        if (server && sshd == null) {
+            sshd = e;
+        }
+    }
+
+    /** AuthorizedKeysFile of the effective sshd_config, expanded for every passwd user with a home directory. */
+    private void followAuthorizedKeysFile() {
+        List<String[]> users = passwd();
+        for (String pattern : sshd.authorizedKeysFiles()) {
+            for (String[] u : users) {
+                String path = expandTokens(pattern, u[0], u[1]);
+                Path p = Path.of(path);
+                if (!p.isAbsolute()) {
+                    p = Path.of(u[1]).resolve(path);
+                }
+                if (Files.isRegularFile(p)) {
+                    file(p, false, "user " + u[0]);
+                }
+            }
+        }
+    }
+
+    /** sshd's %% %h %u (and %U, the uid, is not known here: left as is). */
+    static String expandTokens(String pattern, String user, String home) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < pattern.length(); i++) {
+            char c = pattern.charAt(i);
+            if (c == '%' && i + 1 < pattern.length()) {
+                char t = pattern.charAt(++i);
+                switch (t) {
+                    case '%' -> b.append('%');
+                    case 'h' -> b.append(home);
+                    case 'u' -> b.append(user);
+                    default -> b.append('%').append(t);
+                }
+            } else {
+                b.append(c);
+            }
+        }
+        return b.toString();
+    }
+
+    /** name and home directory of each passwd entry whose home exists. */
+    private List<String[]> passwd() {
+        List<String[]> out = new ArrayList<>();
+        if (options.passwd == null || !Files.isReadable(options.passwd)) {
+            return out;
+        }
+        try {
+            for (String l : Files.readAllLines(options.passwd, StandardCharsets.UTF_8)) {
+                String[] p = l.split(":", -1);
+                if (p.length >= 7 && !p[0].isEmpty() && !p[5].isEmpty() && Files.isDirectory(Path.of(p[5]))) {
+                    out.add(new String[] {p[0], p[5]});
+                }
+            }
+        } catch (IOException e) {
+            note(options.passwd, 0, "cannot read: " + e.getMessage());
+        }
+        return out;
+    }
+
+    private void file(Path f, boolean explicit, String login) {
+        Path real = f.toAbsolutePath().normalize();
+        if (!done.add(real)) {
+            return;
+        }
         String n = f.getFileName().toString();
         try {
             if (Files.size(f) > MAX_FILE) {
@@ -96,18 +272,20 @@ public final class Auditor {
                 }
                 return;
             }
+            String group = login != null ? login : f.toAbsolutePath().getParent().toString();
             if (n.startsWith("authorized_kem_keys")) {
-                authorized(f, AuthorizedKeys.loadKemKeys(f));
-            } else if (n.startsWith("authorized_keys")) {
-                authorized(f, AuthorizedKeys.load(f, ZoneOffset.UTC));
+                authorized(f, AuthorizedKeys.loadKemKeys(f), group);
+            } else if (n.startsWith("authorized_keys") || (login != null && !n.endsWith(".pub"))
+                    || parentIsAuthorizedKeysDir(f)) {
+                authorized(f, AuthorizedKeys.load(f, ZoneOffset.UTC), group);
             } else if (n.startsWith("known_hosts") || n.startsWith("ssh_known_hosts")) {
                 knownHosts(f);
-            } else if (n.equals("sshd_config") || (n.endsWith(".conf") && f.toString().contains("sshd_config"))) {
-                configs.audit(f, true);
-            } else if (n.equals("ssh_config") || n.equals("config") || n.endsWith(".conf")) {
-                configs.audit(f, false);
+            } else if (isConfig(f) || n.equals("config") || n.endsWith(".conf")) {
+                if (explicit) {
+                    configs.audit(f, n.equals("sshd_config") || f.toString().contains("sshd_config"));
+                }
             } else if (n.endsWith(".pub")) {
-                publicKeyFile(f);
+                publicKeyFile(f, explicit || inSshDir(f));
             } else {
                 String head = head(f);
                 if (head.startsWith("-----BEGIN ") && head.contains("PRIVATE KEY")) {
@@ -116,9 +294,15 @@ public final class Auditor {
                     note(f, 0, "not a recognized key or config file");
                 }
             }
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             note(f, 0, "cannot read: " + e.getMessage());
         }
+    }
+
+    private static boolean inSshDir(Path f) {
+        Path p = f.getParent();
+        return p != null && p.getFileName() != null && (p.getFileName().toString().equals(".ssh")
+                || p.getFileName().toString().equals("ssh"));
     }
 
     private static String head(Path f) throws IOException {
@@ -129,8 +313,7 @@ public final class Auditor {
         }
     }
 
-    private void authorized(Path f, AuthorizedKeys keys) {
-        Path dir = f.toAbsolutePath().getParent();
+    private void authorized(Path f, AuthorizedKeys keys, String group) {
         String owner = owner(f);
         for (AuthorizedKeyEntry e : keys.entries()) {
             KeyInfo k;
@@ -143,12 +326,28 @@ public final class Auditor {
             String expiry = e.options().expiryTime().map(Object::toString).orElse(null);
             String from = e.options().from().orElse(null);
             String ca = e.options().certAuthority() ? " (cert-authority)" : "";
+            if (e.options().expiryTime().isPresent()
+                    && !e.options().expiryTime().get().isAfter(options.now)) {
+                // sshd refuses an expired key: it lets nobody in, classical or not
+                add(Finding.Rules.EXPIRED_KEY, "note", f, e.lineNumber(), "expired key (expiry-time " + expiry
+                        + " has passed): sshd no longer accepts it: " + k.describe() + ca, k, e.comment(), expiry,
+                        from, null, owner);
+                continue;
+            }
             if (k.postQuantum()) {
-                authorizedPq.put(dir, true);
+                String base = k.certificate() ? k.type().replace(KeyInfo.CERT_SUFFIX, "@openssh.com") : k.type();
+                boolean composite = base.equals(COMPOSITE);
+                if (composite && !sshd.acceptsUserKey(k.type())) {
+                    add(Finding.Rules.PQ_KEY, "note", f, e.lineNumber(), "post-quantum credential authorized but not"
+                            + " usable: " + k.type() + " is not in " + sshd.pubkeySource() + ": " + k.describe() + ca,
+                            k, e.comment(), expiry, from, null, owner);
+                    continue;
+                }
+                authorizedPq.putIfAbsent(group, f + ":" + e.lineNumber());
                 add(Finding.Rules.PQ_KEY, "note", f, e.lineNumber(), "post-quantum credential authorized: "
                         + k.describe() + ca, k, e.comment(), expiry, from, null, owner);
             } else {
-                authorizedClassical.computeIfAbsent(dir, d -> new ArrayList<>()).add(findings.size());
+                authorizedClassical.computeIfAbsent(group, d -> new ArrayList<>()).add(findings.size());
                 add(k.classicallyWeak() ? Finding.Rules.WEAK_KEY : Finding.Rules.CLASSICAL_KEY,
                         k.classicallyWeak() ? "error" : "warning", f, e.lineNumber(),
                         "quantum-vulnerable key authorized: " + k.describe() + ca
@@ -163,15 +362,15 @@ public final class Auditor {
 
     /** Classical keys authorized where a PQ credential is authorized too: the forgotten old key. */
     private void finishBesidePq() {
-        for (Map.Entry<Path, List<Integer>> e : authorizedClassical.entrySet()) {
-            if (!authorizedPq.getOrDefault(e.getKey(), false)) {
+        for (Map.Entry<String, List<Integer>> e : authorizedClassical.entrySet()) {
+            if (!authorizedPq.containsKey(e.getKey())) {
                 continue;
             }
             for (int idx : e.getValue()) {
                 Finding o = findings.get(idx);
                 findings.set(idx, new Finding(Finding.Rules.CLASSICAL_KEY_BESIDE_PQ, "error", o.file(), o.line(),
-                        "classical key still authorized although a post-quantum credential is authorized in "
-                                + e.getKey() + ": " + o.message().replace("quantum-vulnerable key authorized: ", "")
+                        "classical key still authorized although a post-quantum credential is authorized for "
+                                + e.getKey() + " (" + authorizedPq.get(e.getKey()) + "): " + o.message().replace("quantum-vulnerable key authorized: ", "")
                                 + " — a quantum attacker logs in with it",
                         o.keyType(), o.family(), o.bits(), o.curve(), o.certificate(), o.comment(), o.fingerprint(),
                         o.expiry(), o.from(), o.host(), o.owner()));
@@ -227,7 +426,7 @@ public final class Auditor {
         }
     }
 
-    private void publicKeyFile(Path f) throws IOException {
+    private void publicKeyFile(Path f, boolean reportUnreadable) throws IOException {
         String text = Files.readString(f, StandardCharsets.UTF_8).strip();
         if (text.isEmpty()) {
             return;
@@ -236,7 +435,9 @@ public final class Auditor {
             PublicKeyLine pk = PublicKeyLine.parse(text.lines().findFirst().orElse(""));
             keyFile(f, KeyInfo.of(pk.blob()), pk.comment(), "public key");
         } catch (KeyFileException | MalformedMessageException e) {
-            note(f, 1, "not a public key file: " + e.getMessage());
+            if (reportUnreadable) {
+                note(f, 1, "not a public key file: " + e.getMessage());
+            }
         }
     }
 
@@ -250,13 +451,12 @@ public final class Auditor {
             }
             return;
         }
-        String type = head.startsWith("-----BEGIN RSA") ? "ssh-rsa" : head.startsWith("-----BEGIN DSA") ? "ssh-dss"
-                : head.startsWith("-----BEGIN EC") ? "ecdsa-sha2" : null;
-        if (type == null) {
-            note(f, 1, "PEM private key of unknown type (PKCS#8 or encrypted): not classified");
+        KeyInfo k = PemKeys.info(Files.readString(f, StandardCharsets.US_ASCII));
+        if (k == null) {
+            note(f, 1, "PEM private key of unknown type (encrypted PKCS#8): not classified");
             return;
         }
-        keyFile(f, KeyInfo.ofType(type), "", "PEM private key");
+        keyFile(f, k, "", "PEM private key");
     }
 
     private void keyFile(Path f, KeyInfo k, String comment, String what) {

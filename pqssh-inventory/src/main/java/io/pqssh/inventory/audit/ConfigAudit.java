@@ -7,23 +7,46 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 import io.pqssh.inventory.scan.Algorithms;
 
 /**
  * Audits {@code sshd_config}/{@code ssh_config} files: {@code Include} (globs, relative paths against the including
- * file's directory, depth 16 as OpenSSH), {@code Match}/{@code Host} blocks named in the findings. Findings:
- * a {@code KexAlgorithms} list without any post-quantum method, a {@code -list} removing post-quantum methods, a
- * client {@code ^list} putting a classical method first, and weak algorithms enabled.
+ * file's directory, depth 16 as OpenSSH), {@code Match}/{@code Host} blocks named in the findings.
+ *
+ * <p>sshd_config is read as {@code sshd -T} does: the first value of a keyword wins (later ones are reported as
+ * ignored); keywords sshd does not allow in a {@code Match} block ({@code KexAlgorithms}, {@code Ciphers}, ...) make
+ * the whole config invalid (sshd refuses to start), which is reported as such and not as a classical pin; algorithm
+ * lists starting with {@code +}, {@code -} or {@code ^} are resolved against OpenSSH 10's defaults before they are
+ * judged. ssh_config blocks are judged each on its own (which blocks apply depends on the host).
  */
 public final class ConfigAudit {
     static final int MAX_DEPTH = 16;
     private static final Set<String> ALGORITHM_KEYWORDS = Set.of("kexalgorithms", "ciphers", "macs",
             "hostkeyalgorithms", "pubkeyacceptedalgorithms", "pubkeyacceptedkeytypes", "casignaturealgorithms",
             "hostbasedacceptedalgorithms", "hostbasedkeytypes");
+    /**
+     * sshd keywords that may not appear inside a Match block (servconf.c: everything not marked SSHCFG_ALL) among
+     * those pqssh reads; sshd exits with "Directive '...' is not allowed within a Match block".
+     */
+    private static final Set<String> NOT_IN_MATCH = Set.of("kexalgorithms", "ciphers", "macs", "hostkeyalgorithms",
+            "hostkey", "port", "listenaddress", "usedns");
+    /** OpenSSH 10.5's KEX_DEFAULT_PK_ALG: {@code ssh-mldsa44-ed25519@openssh.com} is not in it (enabled in 10.6). */
+    public static final List<String> OPENSSH105_PUBKEY_ALGORITHMS = List.of(
+            "ssh-ed25519-cert-v01@openssh.com", "ecdsa-sha2-nistp256-cert-v01@openssh.com",
+            "ecdsa-sha2-nistp384-cert-v01@openssh.com", "ecdsa-sha2-nistp521-cert-v01@openssh.com",
+            "sk-ssh-ed25519-cert-v01@openssh.com", "sk-ecdsa-sha2-nistp256-cert-v01@openssh.com",
+            "rsa-sha2-512-cert-v01@openssh.com", "rsa-sha2-256-cert-v01@openssh.com", "ssh-ed25519",
+            "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521", "sk-ssh-ed25519@openssh.com",
+            "sk-ecdsa-sha2-nistp256@openssh.com", "rsa-sha2-512", "rsa-sha2-256");
+    /** sshd's default AuthorizedKeysFile. */
+    public static final List<String> DEFAULT_AUTHORIZED_KEYS_FILES = List.of(".ssh/authorized_keys",
+            ".ssh/authorized_keys2");
 
     private final List<Finding> findings;
     private final Set<Path> seen = new HashSet<>();
@@ -32,12 +55,80 @@ public final class ConfigAudit {
         this.findings = findings;
     }
 
-    /** Audits one config file and what it includes. {@code server}: sshd_config (else ssh_config). */
-    void audit(Path file, boolean server) {
-        audit(file, server, 0, null);
+    /** One keyword line, after Include expansion, with the block it is in (null: global). */
+    record Directive(Path file, int line, String keyword, String kw, List<String> args, String block) {
+        String where() {
+            return block == null ? "" : " (in " + block + ")";
+        }
     }
 
-    private void audit(Path file, boolean server, int depth, String block) {
+    /** The global values sshd uses (first one wins), by lower-case keyword; what the key audit needs from it. */
+    public static final class Effective {
+        private final Map<String, Directive> global = new LinkedHashMap<>();
+        private final Path file;
+
+        Effective(Path file) {
+            this.file = file;
+        }
+
+        /** The defaults only (no sshd_config known). */
+        public static Effective defaults() {
+            return new Effective(null);
+        }
+
+        public Path file() {
+            return file;
+        }
+
+        /** AuthorizedKeysFile patterns ({@code %h %u %%}, relative to the home directory), or sshd's default. */
+        public List<String> authorizedKeysFiles() {
+            Directive d = global.get("authorizedkeysfile");
+            if (d == null || d.args().isEmpty()) {
+                return DEFAULT_AUTHORIZED_KEYS_FILES;
+            }
+            if (d.args().size() == 1 && d.args().get(0).equalsIgnoreCase("none")) {
+                return List.of();
+            }
+            return d.args();
+        }
+
+        /** The resolved PubkeyAcceptedAlgorithms (against OpenSSH 10.5's default). */
+        public List<String> pubkeyAcceptedAlgorithms() {
+            Directive d = global.get("pubkeyacceptedalgorithms");
+            if (d == null) {
+                d = global.get("pubkeyacceptedkeytypes");
+            }
+            return d == null || d.args().isEmpty() ? OPENSSH105_PUBKEY_ALGORITHMS
+                    : resolve(String.join("", d.args()), OPENSSH105_PUBKEY_ALGORITHMS);
+        }
+
+        /** Whether sshd accepts user keys of this type ({@code PubkeyAcceptedAlgorithms}, wildcards honoured). */
+        public boolean acceptsUserKey(String type) {
+            return pubkeyAcceptedAlgorithms().stream().anyMatch(p -> wildcard(p, type));
+        }
+
+        /** Where the accepted list comes from, for messages. */
+        public String pubkeySource() {
+            Directive d = global.get("pubkeyacceptedalgorithms");
+            return d == null ? "OpenSSH 10.5's default PubkeyAcceptedAlgorithms"
+                    : "PubkeyAcceptedAlgorithms at " + d.file() + ":" + d.line();
+        }
+    }
+
+    /** Audits one config file and what it includes. {@code server}: sshd_config (else ssh_config). */
+    Effective audit(Path file, boolean server) {
+        List<Directive> ds = new ArrayList<>();
+        read(file, server, 0, null, ds);
+        Effective eff = new Effective(file);
+        if (server) {
+            server(ds, eff);
+        } else {
+            client(ds);
+        }
+        return eff;
+    }
+
+    private void read(Path file, boolean server, int depth, String block, List<Directive> out) {
         Path real = file.toAbsolutePath().normalize();
         if (!seen.add(real)) {
             return;
@@ -58,7 +149,6 @@ public final class ConfigAudit {
             }
             String kw = toks.get(0).toLowerCase(Locale.ROOT);
             List<String> args = toks.subList(1, toks.size());
-            String where = context == null ? "" : " (in " + context + ")";
             switch (kw) {
                 case "match", "host" -> context = String.join(" ", toks);
                 case "include" -> {
@@ -69,68 +159,132 @@ public final class ConfigAudit {
                     }
                     for (String pattern : args) {
                         for (Path inc : expand(file, pattern, server)) {
-                            audit(inc, server, depth + 1, context);
+                            read(inc, server, depth + 1, context, out);
                         }
                     }
                 }
-                default -> {
-                    if (ALGORITHM_KEYWORDS.contains(kw) && !args.isEmpty()) {
-                        algorithms(file, i + 1, toks.get(0), kw, String.join("", args), server, where);
-                    }
-                }
+                default -> out.add(new Directive(file, i + 1, toks.get(0), kw, List.copyOf(args), context));
             }
         }
     }
 
-    private void algorithms(Path file, int line, String keyword, String kw, String spec, boolean server,
-            String where) {
-        char op = spec.charAt(0);
-        String listPart = op == '+' || op == '-' || op == '^' ? spec.substring(1) : spec;
+    private void server(List<Directive> ds, Effective eff) {
+        for (Directive d : ds) {
+            if (d.block() != null) {
+                if (NOT_IN_MATCH.contains(d.kw())) {
+                    findings.add(Finding.config(Finding.Rules.INVALID_CONFIG, "error", d.file().toString(), d.line(),
+                            d.keyword() + " is not allowed within a Match block" + d.where() + ": sshd refuses to start"
+                                    + " with this config (\"Directive '" + d.keyword() + "' is not allowed within a"
+                                    + " Match block\")"));
+                } else if (ALGORITHM_KEYWORDS.contains(d.kw()) && !d.args().isEmpty()) {
+                    judge(d, true, defaultsFor(d.kw(), true));
+                }
+                continue;
+            }
+            Directive first = eff.global.putIfAbsent(d.kw(), d);
+            if (first != null) {
+                if (ALGORITHM_KEYWORDS.contains(d.kw()) || d.kw().equals("authorizedkeysfile")) {
+                    findings.add(Finding.config(Finding.Rules.IGNORED_CONFIG, "note", d.file().toString(), d.line(),
+                            d.keyword() + " ignored: sshd uses the first value, from " + first.file() + ":"
+                                    + first.line() + " (sshd -T)"));
+                }
+                continue;
+            }
+            if (ALGORITHM_KEYWORDS.contains(d.kw()) && !d.args().isEmpty()) {
+                judge(d, true, defaultsFor(d.kw(), true));
+            }
+        }
+    }
+
+    private void client(List<Directive> ds) {
+        // first value wins within one block; which blocks apply depends on the destination host
+        Set<String> seenInBlock = new HashSet<>();
+        for (Directive d : ds) {
+            if (!ALGORITHM_KEYWORDS.contains(d.kw()) || d.args().isEmpty()) {
+                continue;
+            }
+            if (!seenInBlock.add(d.block() + "\0" + d.kw())) {
+                findings.add(Finding.config(Finding.Rules.IGNORED_CONFIG, "note", d.file().toString(), d.line(),
+                        d.keyword() + " ignored: an earlier value in the same block wins" + d.where()));
+                continue;
+            }
+            judge(d, false, defaultsFor(d.kw(), false));
+        }
+    }
+
+    private static List<String> defaultsFor(String kw, boolean server) {
+        return switch (kw) {
+            case "kexalgorithms" -> Algorithms.OPENSSH10_CLIENT_KEX;
+            case "pubkeyacceptedalgorithms", "pubkeyacceptedkeytypes" -> OPENSSH105_PUBKEY_ALGORITHMS;
+            default -> List.of();
+        };
+    }
+
+    /** Resolves {@code +list}, {@code -list} (wildcards), {@code ^list} or a plain list against the defaults. */
+    public static List<String> resolve(String spec, List<String> defaults) {
+        char op = spec.isEmpty() ? ' ' : spec.charAt(0);
+        List<String> items = items(op == '+' || op == '-' || op == '^' ? spec.substring(1) : spec);
+        List<String> out = new ArrayList<>();
+        switch (op) {
+            case '+' -> {
+                out.addAll(defaults);
+                items.stream().filter(i -> !out.contains(i)).forEach(out::add);
+            }
+            case '-' -> defaults.stream().filter(d -> items.stream().noneMatch(p -> wildcard(p, d))).forEach(out::add);
+            case '^' -> {
+                out.addAll(items);
+                defaults.stream().filter(d -> !items.contains(d)).forEach(out::add);
+            }
+            default -> out.addAll(items);
+        }
+        return out;
+    }
+
+    private static List<String> items(String list) {
         List<String> items = new ArrayList<>();
-        for (String s : listPart.split(",")) {
+        for (String s : list.split(",")) {
             if (!s.isBlank()) {
                 items.add(s.strip());
             }
         }
-        String f = file.toString();
+        return items;
+    }
+
+    private void judge(Directive d, boolean server, List<String> defaults) {
+        String spec = String.join("", d.args());
+        char op = spec.charAt(0);
+        List<String> items = items(op == '+' || op == '-' || op == '^' ? spec.substring(1) : spec);
+        String f = d.file().toString();
+        String where = d.where();
         if (op != '-') {
             List<String> weak = items.stream().filter(Algorithms::isWeakName).toList();
             if (!weak.isEmpty()) {
-                findings.add(Finding.config(Finding.Rules.WEAK_ALGORITHM_CONFIG, "warning", f, line,
-                        keyword + " enables weak algorithms " + String.join(",", weak) + where));
+                findings.add(Finding.config(Finding.Rules.WEAK_ALGORITHM_CONFIG, "warning", f, d.line(),
+                        d.keyword() + " enables weak algorithms " + String.join(",", weak) + where));
             }
         }
-        if (!kw.equals("kexalgorithms")) {
+        if (!d.kw().equals("kexalgorithms")) {
             return;
         }
-        List<String> defaults = Algorithms.OPENSSH10_CLIENT_KEX;
-        switch (op) {
-            case '-' -> {
-                List<String> removed = defaults.stream().filter(d -> Algorithms.isPqKex(d)
-                        && items.stream().anyMatch(p -> wildcard(p, d))).toList();
-                if (!removed.isEmpty()) {
-                    boolean none = defaults.stream().filter(Algorithms::isPqKex).allMatch(removed::contains);
-                    findings.add(Finding.config(Finding.Rules.PQ_KEX_REMOVED, "error", f, line,
-                            keyword + " removes post-quantum key exchange " + String.join(",", removed)
-                                    + (none ? ": no post-quantum method is left" : "") + where));
-                }
+        List<String> effective = resolve(spec, defaults);
+        List<String> pq = effective.stream().filter(Algorithms::isPqKex).toList();
+        if (op == '-') {
+            List<String> removed = defaults.stream().filter(x -> Algorithms.isPqKex(x) && !effective.contains(x))
+                    .toList();
+            if (!removed.isEmpty()) {
+                findings.add(Finding.config(Finding.Rules.PQ_KEX_REMOVED, "error", f, d.line(),
+                        d.keyword() + " removes post-quantum key exchange " + String.join(",", removed)
+                                + (pq.isEmpty() ? ": no post-quantum method is left" : "") + where));
             }
-            case '^' -> {
-                if (!server && !items.isEmpty() && !Algorithms.isPqKex(items.get(0))) {
-                    findings.add(Finding.config(Finding.Rules.CLASSICAL_KEX_CONFIG, "warning", f, line,
-                            keyword + " puts classical " + items.get(0) + " first: it is negotiated with every"
-                                    + " server that offers it" + where));
-                }
-            }
-            case '+' -> {
-                // appending keeps the post-quantum defaults
-            }
-            default -> {
-                if (items.stream().noneMatch(Algorithms::isPqKex)) {
-                    findings.add(Finding.config(Finding.Rules.CLASSICAL_KEX_CONFIG, "error", f, line,
-                            keyword + " pins classical-only key exchange " + String.join(",", items) + where));
-                }
-            }
+            return;
+        }
+        if (pq.isEmpty()) {
+            findings.add(Finding.config(Finding.Rules.CLASSICAL_KEX_CONFIG, "error", f, d.line(),
+                    d.keyword() + " pins classical-only key exchange " + String.join(",", effective) + where));
+        } else if (op == '^' && !server && !Algorithms.isPqKex(effective.get(0))) {
+            findings.add(Finding.config(Finding.Rules.CLASSICAL_KEX_CONFIG, "warning", f, d.line(),
+                    d.keyword() + " puts classical " + effective.get(0) + " first: it is negotiated with every"
+                            + " server that offers it" + where));
         }
     }
 

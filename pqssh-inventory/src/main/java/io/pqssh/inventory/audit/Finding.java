@@ -21,13 +21,14 @@ public record Finding(String rule, String severity, String file, int line, Strin
         public static final String PQ_KEX_REMOVED = "pq-kex-removed";
         public static final String WEAK_ALGORITHM_CONFIG = "weak-algorithm-config";
         public static final String INVALID_CONFIG = "invalid-config";
+        public static final String IGNORED_CONFIG = "ignored-config";
         public static final String EXPIRED_KEY = "expired-key";
         public static final String UNREADABLE = "unreadable";
 
         /** All rules, in report order (the summary, the chart legend and the table's summary line use it). */
         public static final java.util.List<String> ALL = java.util.List.of(CLASSICAL_KEY_BESIDE_PQ, WEAK_KEY,
                 CLASSICAL_KEY, PQ_KEY, CLASSICAL_KEX_CONFIG, PQ_KEX_REMOVED, WEAK_ALGORITHM_CONFIG, INVALID_CONFIG,
-                EXPIRED_KEY, UNREADABLE);
+                IGNORED_CONFIG, EXPIRED_KEY, UNREADABLE);
 
         private Rules() {
         }

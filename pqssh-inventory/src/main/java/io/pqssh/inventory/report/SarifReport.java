@@ -53,6 +53,8 @@ public final class SarifReport {
             new Rule(Finding.Rules.PQ_KEX_REMOVED, "error", "KexAlgorithms removes post-quantum key exchange."),
             new Rule(Finding.Rules.WEAK_ALGORITHM_CONFIG, "warning", "The config enables weak algorithms."),
             new Rule(Finding.Rules.INVALID_CONFIG, "error", "The config is invalid: sshd refuses to start with it."),
+            new Rule(Finding.Rules.IGNORED_CONFIG, "note", "A config line sshd ignores: an earlier value of the same"
+                    + " keyword wins."),
             new Rule(Finding.Rules.EXPIRED_KEY, "note", "An authorized key whose expiry-time has passed: it no longer"
                     + " logs anyone in."),
             new Rule(Finding.Rules.UNREADABLE, "note", "A file or line could not be read or classified."));

@@ -35,6 +35,7 @@ public final class Summary {
             case Finding.Rules.PQ_KEX_REMOVED -> "PQ KEX removed";
             case Finding.Rules.WEAK_ALGORITHM_CONFIG -> "weak algorithm configs";
             case Finding.Rules.INVALID_CONFIG -> "invalid configs";
+            case Finding.Rules.IGNORED_CONFIG -> "ignored config lines";
             case Finding.Rules.EXPIRED_KEY -> "expired keys";
             case Finding.Rules.UNREADABLE -> "unreadable";
             default -> rule;

@@ -33,9 +33,43 @@ class AndCompositeAuditTest {
     }
 
     private static List<Finding> audit(Path home, String... lines) throws Exception {
+        return auditWith(home, "PubkeyAcceptedAlgorithms +ssh-mldsa44-ed25519@openssh.com\n", lines);
+    }
+
+    /** The host's sshd_config (not audited itself) says which user key types sshd accepts. */
+    private static List<Finding> auditWith(Path home, String sshdConfig, String... lines) throws Exception {
         Files.createDirectories(home);
         Files.writeString(home.resolve("authorized_keys"), String.join("\n", lines) + "\n");
-        return Auditor.audit(List.of(home));
+        Path cfg = Files.createDirectories(home.resolveSibling(home.getFileName() + "-etc")).resolve("sshd_config");
+        Files.writeString(cfg, sshdConfig);
+        Auditor.Options o = new Auditor.Options();
+        o.sshdConfig = cfg;
+        o.passwd = null;
+        return Auditor.audit(List.of(home), o);
+    }
+
+    @org.junit.jupiter.api.Test
+    void openSshCompositeCountsOnlyWhereSshdAcceptsIt(@TempDir Path tmp) throws Exception {
+        String composite = line(SignatureKeyType.MLDSA44_ED25519, "composite@new");
+        String ed = line(SignatureKeyType.ED25519, "ed@old");
+        // OpenSSH 10.5's default PubkeyAcceptedAlgorithms does not include it: not a working credential
+        List<Finding> byDefault = auditWith(tmp.resolve("default"), "# defaults\n", composite, ed);
+        assertEquals(Finding.Rules.PQ_KEY, byDefault.get(0).rule());
+        assertTrue(byDefault.get(0).message().contains("not usable")
+                && byDefault.get(0).message().contains("OpenSSH 10.5's default"), byDefault.get(0).message());
+        assertEquals(Finding.Rules.CLASSICAL_KEY, byDefault.get(1).rule(), byDefault.toString());
+        // an explicit list without it, and one removing it, are the same
+        List<Finding> removed = auditWith(tmp.resolve("removed"), "PubkeyAcceptedAlgorithms ssh-ed25519,rsa-sha2-512\n",
+                composite, ed);
+        assertEquals(Finding.Rules.CLASSICAL_KEY, removed.get(1).rule(), removed.toString());
+        assertTrue(removed.get(0).message().contains("PubkeyAcceptedAlgorithms at "), removed.get(0).message());
+        // accepted: the classical key beside it is the forgotten one
+        List<Finding> accepted = auditWith(tmp.resolve("accepted"),
+                "PubkeyAcceptedAlgorithms ^ssh-mldsa44-ed25519@openssh.com\n", composite, ed);
+        assertEquals(Finding.Rules.CLASSICAL_KEY_BESIDE_PQ, accepted.get(1).rule(), accepted.toString());
+        List<Finding> wildcard = auditWith(tmp.resolve("wildcard"), "PubkeyAcceptedAlgorithms ssh-mldsa44*,ssh-ed25519\n",
+                composite, ed);
+        assertEquals(Finding.Rules.CLASSICAL_KEY_BESIDE_PQ, wildcard.get(1).rule(), wildcard.toString());
     }
 
     @ParameterizedTest
