@@ -31,6 +31,10 @@ public final class AuditCommand implements Callable<Integer> {
     @Parameters(arity = "0..*", paramLabel = "PATH", description = "files or directories (default: ~/.ssh /etc/ssh)")
     List<Path> paths = new ArrayList<>();
 
+    @Option(names = "--osquery", paramLabel = "FILE",
+            description = "audit a fleet from osquery results (authorized_keys/ssh_configs rows; - for stdin)")
+    String osquery;
+
     @Mixin
     ReportOptions reports = new ReportOptions();
 
@@ -63,6 +67,30 @@ public final class AuditCommand implements Callable<Integer> {
 
     private Integer run() throws java.io.IOException {
         List<FailOn> conditions = failOn.stream().map(FailOn::parse).toList();
+        if (osquery != null) {
+            if (!paths.isEmpty()) {
+                throw new IllegalArgumentException("--osquery reads results; do not give paths too");
+            }
+            String source = osquery.equals("-") ? "<stdin>" : osquery;
+            io.pqssh.inventory.audit.OsqueryIngest.Result r;
+            try (java.io.InputStream in = io.pqssh.inventory.scan.Zgrab2Reader.open(osquery)) {
+                r = io.pqssh.inventory.audit.OsqueryIngest.read(in, source, new Auditor.Options());
+            } catch (java.nio.file.NoSuchFileException e) {
+                System.err.println("pqssh audit: no such file: " + e.getFile());
+                return FailOn.EXIT_USAGE;
+            }
+            for (String b : r.badRows().stream().limit(20).toList()) {
+                System.err.println("pqssh audit: skipped " + b);
+            }
+            if (r.rows() == 0) {
+                System.err.println("pqssh audit: " + source + ": no osquery authorized_keys or ssh_configs rows ("
+                        + r.badRows().size() + " unusable)");
+                return FailOn.EXIT_USAGE;
+            }
+            System.err.println("pqssh audit: " + r.rows() + " osquery rows from " + r.hosts().size() + " host(s)"
+                    + (r.badRows().isEmpty() ? "" : ", " + r.badRows().size() + " unusable"));
+            return report(conditions, r.findings());
+        }
         List<Path> p = paths.isEmpty() ? Auditor.defaultPaths() : paths;
         if (p.isEmpty()) {
             throw new IllegalArgumentException("nothing to audit: no PATH given and neither ~/.ssh nor /etc/ssh exists");
@@ -72,7 +100,10 @@ public final class AuditCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("no such file or directory: " + x);
             }
         }
-        List<Finding> findings = Auditor.audit(p);
+        return report(conditions, Auditor.audit(p));
+    }
+
+    private int report(List<FailOn> conditions, List<Finding> findings) throws java.io.IOException {
         if (reports.printTable()) {
             System.out.print(TableReport.audit(findings));
         }

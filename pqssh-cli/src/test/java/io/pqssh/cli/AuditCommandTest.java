@@ -52,13 +52,14 @@ class AuditCommandTest {
 
         JsonNode f = new ObjectMapper().readTree(json.toFile()).get("findings");
         assertEquals(3, f.size(), f.toString());
-        assertEquals("pq-key", f.get(0).get("rule").asText());
-        assertEquals("classical-key-beside-pq", f.get(1).get("rule").asText());
-        assertEquals(2, f.get(1).get("line").asInt());
-        assertEquals(KeyFingerprints.sha256(blob), f.get(1).get("fingerprint").asText());
-        assertEquals("dave@2019", f.get(1).get("comment").asText());
-        assertEquals("classical-kex-config", f.get(2).get("rule").asText());
-        assertEquals(1, f.get(2).get("line").asInt());
+        // configs are read first: the effective sshd_config decides which keys work
+        assertEquals("classical-kex-config", f.get(0).get("rule").asText());
+        assertEquals(1, f.get(0).get("line").asInt());
+        assertEquals("pq-key", f.get(1).get("rule").asText());
+        assertEquals("classical-key-beside-pq", f.get(2).get("rule").asText());
+        assertEquals(2, f.get(2).get("line").asInt());
+        assertEquals(KeyFingerprints.sha256(blob), f.get(2).get("fingerprint").asText());
+        assertEquals("dave@2019", f.get(2).get("comment").asText());
         JsonNode s = new ObjectMapper().readTree(sarif.toFile());
         assertEquals(3, s.get("runs").get(0).get("results").size());
 

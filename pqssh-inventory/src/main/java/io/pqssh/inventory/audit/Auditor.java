@@ -42,8 +42,13 @@ public final class Auditor {
 
     /** Where the audit finds the system's users and the server config. */
     public static final class Options {
-        /** passwd(5) file for AuthorizedKeysFile's %u/%h. */
-        public Path passwd = Path.of("/etc/passwd");
+        /**
+         * passwd(5) file for AuthorizedKeysFile's %u/%h, with paths taken as they are. Null (the default): the
+         * audited sshd_config's own system, {@code R/etc/passwd} for {@code R/etc/ssh/sshd_config}, with home
+         * directories and absolute AuthorizedKeysFile paths under {@code R} (so an image or container root mounted
+         * elsewhere is audited as itself); nothing is followed for an sshd_config elsewhere.
+         */
+        public Path passwd;
         /** The sshd_config in effect when none is among the audited paths (null or missing: OpenSSH defaults). */
         public Path sshdConfig = Path.of("/etc/ssh/sshd_config");
         /** "now" for expiry-time. */
@@ -61,6 +66,36 @@ public final class Auditor {
 
     private Auditor(Options options) {
         this.options = options;
+    }
+
+    /**
+     * For findings from rows another engine collected (osquery): no files are read; the caller hands over
+     * authorized_keys contents and config lines, then {@link #finish()}.
+     */
+    static Auditor forRows(Options options, ConfigAudit.Effective sshd) {
+        Auditor a = new Auditor(options);
+        a.sshd = sshd;
+        return a;
+    }
+
+    /** One authorized_keys file's content; {@code login} groups the keys of one user (classical beside PQ). */
+    void authorizedContent(String file, String content, String login, String owner) {
+        authorized(file, AuthorizedKeys.parse(content, file, ZoneOffset.UTC), login, owner);
+    }
+
+    /** A client config reassembled from rows. */
+    void clientConfigLines(String file, List<String> lines) {
+        configs.auditLines(file, lines, false);
+    }
+
+    /** Adds a note about input that could not be used. */
+    void inputNote(String source, int line, String msg) {
+        note(source, line, msg);
+    }
+
+    List<Finding> finish() {
+        finishBesidePq();
+        return List.copyOf(findings);
     }
 
     /** The defaults: the current user's {@code ~/.ssh} and {@code /etc/ssh}, those that exist. */
@@ -205,13 +240,23 @@ public final class Auditor {
 
     /** AuthorizedKeysFile of the effective sshd_config, expanded for every passwd user with a home directory. */
     private void followAuthorizedKeysFile() {
-        List<String[]> users = passwd();
+        Path root = null;
+        Path passwd = options.passwd;
+        if (passwd == null) {
+            Path cfg = sshd.file() == null ? null : sshd.file().toAbsolutePath().normalize();
+            if (cfg == null || !cfg.endsWith(Path.of("etc/ssh/sshd_config"))) {
+                return;
+            }
+            root = cfg.getParent().getParent().getParent();
+            passwd = root.resolve("etc/passwd");
+        }
         for (String pattern : sshd.authorizedKeysFiles()) {
-            for (String[] u : users) {
-                String path = expandTokens(pattern, u[0], u[1]);
-                Path p = Path.of(path);
-                if (!p.isAbsolute()) {
-                    p = Path.of(u[1]).resolve(path);
+            for (String[] u : passwd(passwd)) {
+                String home = u[1];
+                String path = expandTokens(pattern, u[0], home);
+                Path p = Path.of(path).isAbsolute() ? Path.of(path) : Path.of(home).resolve(path);
+                if (root != null) {
+                    p = root.resolve(Path.of("/").relativize(p.toAbsolutePath()));
                 }
                 if (Files.isRegularFile(p)) {
                     file(p, false, "user " + u[0]);
@@ -240,21 +285,21 @@ public final class Auditor {
         return b.toString();
     }
 
-    /** name and home directory of each passwd entry whose home exists. */
-    private List<String[]> passwd() {
+    /** name and home directory of each passwd entry (absolute home). */
+    private List<String[]> passwd(Path file) {
         List<String[]> out = new ArrayList<>();
-        if (options.passwd == null || !Files.isReadable(options.passwd)) {
+        if (!Files.isReadable(file)) {
             return out;
         }
         try {
-            for (String l : Files.readAllLines(options.passwd, StandardCharsets.UTF_8)) {
+            for (String l : Files.readAllLines(file, StandardCharsets.UTF_8)) {
                 String[] p = l.split(":", -1);
-                if (p.length >= 7 && !p[0].isEmpty() && !p[5].isEmpty() && Files.isDirectory(Path.of(p[5]))) {
+                if (p.length >= 7 && !p[0].isEmpty() && p[5].startsWith("/")) {
                     out.add(new String[] {p[0], p[5]});
                 }
             }
         } catch (IOException e) {
-            note(options.passwd, 0, "cannot read: " + e.getMessage());
+            note(file, 0, "cannot read: " + e.getMessage());
         }
         return out;
     }
@@ -274,10 +319,10 @@ public final class Auditor {
             }
             String group = login != null ? login : f.toAbsolutePath().getParent().toString();
             if (n.startsWith("authorized_kem_keys")) {
-                authorized(f, AuthorizedKeys.loadKemKeys(f), group);
+                authorized(f.toString(), AuthorizedKeys.loadKemKeys(f), group, owner(f));
             } else if (n.startsWith("authorized_keys") || (login != null && !n.endsWith(".pub"))
                     || parentIsAuthorizedKeysDir(f)) {
-                authorized(f, AuthorizedKeys.load(f, ZoneOffset.UTC), group);
+                authorized(f.toString(), AuthorizedKeys.load(f, ZoneOffset.UTC), group, owner(f));
             } else if (n.startsWith("known_hosts") || n.startsWith("ssh_known_hosts")) {
                 knownHosts(f);
             } else if (isConfig(f) || n.equals("config") || n.endsWith(".conf")) {
@@ -313,8 +358,7 @@ public final class Auditor {
         }
     }
 
-    private void authorized(Path f, AuthorizedKeys keys, String group) {
-        String owner = owner(f);
+    private void authorized(String f, AuthorizedKeys keys, String group, String owner) {
         for (AuthorizedKeyEntry e : keys.entries()) {
             KeyInfo k;
             try {
@@ -472,12 +516,21 @@ public final class Auditor {
 
     private void add(String rule, String severity, Path f, int line, String msg, KeyInfo k, String comment,
             String expiry, String from, String host, String owner) {
-        findings.add(new Finding(rule, severity, f.toString(), line, msg, k.type(), k.family().name(),
+        add(rule, severity, f.toString(), line, msg, k, comment, expiry, from, host, owner);
+    }
+
+    private void add(String rule, String severity, String f, int line, String msg, KeyInfo k, String comment,
+            String expiry, String from, String host, String owner) {
+        findings.add(new Finding(rule, severity, f, line, msg, k.type(), k.family().name(),
                 k.bits() > 0 ? k.bits() : null, k.curve(), k.certificate(), comment == null || comment.isEmpty()
                         ? null : comment, k.fingerprint(), expiry, from, host, owner));
     }
 
     private void note(Path f, int line, String msg) {
+        note(f.toString(), line, msg);
+    }
+
+    private void note(String f, int line, String msg) {
         findings.add(Finding.config(Finding.Rules.UNREADABLE, "note", f.toString(), line, msg));
     }
 

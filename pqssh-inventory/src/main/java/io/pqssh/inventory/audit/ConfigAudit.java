@@ -56,7 +56,7 @@ public final class ConfigAudit {
     }
 
     /** One keyword line, after Include expansion, with the block it is in (null: global). */
-    record Directive(Path file, int line, String keyword, String kw, List<String> args, String block) {
+    record Directive(String file, int line, String keyword, String kw, List<String> args, String block) {
         String where() {
             return block == null ? "" : " (in " + block + ")";
         }
@@ -128,6 +128,19 @@ public final class ConfigAudit {
         return eff;
     }
 
+    /** Audits config lines that are not in a local file (osquery rows); Include cannot be followed there. */
+    Effective auditLines(String name, List<String> lines, boolean server) {
+        List<Directive> ds = new ArrayList<>();
+        parse(name, null, lines, server, 0, null, ds);
+        Effective eff = new Effective(null);
+        if (server) {
+            server(ds, eff);
+        } else {
+            client(ds);
+        }
+        return eff;
+    }
+
     private void read(Path file, boolean server, int depth, String block, List<Directive> out) {
         Path real = file.toAbsolutePath().normalize();
         if (!seen.add(real)) {
@@ -141,6 +154,11 @@ public final class ConfigAudit {
                     "cannot read config: " + e.getMessage()));
             return;
         }
+        parse(file.toString(), file, lines, server, depth, block, out);
+    }
+
+    private void parse(String name, Path file, List<String> lines, boolean server, int depth, String block,
+            List<Directive> out) {
         String context = block;
         for (int i = 0; i < lines.size(); i++) {
             List<String> toks = tokens(lines.get(i));
@@ -152,8 +170,13 @@ public final class ConfigAudit {
             switch (kw) {
                 case "match", "host" -> context = String.join(" ", toks);
                 case "include" -> {
+                    if (file == null) {
+                        findings.add(Finding.config(Finding.Rules.UNREADABLE, "note", name, i + 1,
+                                "Include not followed (the config came as rows, not as a file)"));
+                        continue;
+                    }
                     if (depth >= MAX_DEPTH) {
-                        findings.add(Finding.config(Finding.Rules.UNREADABLE, "note", file.toString(), i + 1,
+                        findings.add(Finding.config(Finding.Rules.UNREADABLE, "note", name, i + 1,
                                 "Include nested deeper than " + MAX_DEPTH));
                         continue;
                     }
@@ -163,7 +186,7 @@ public final class ConfigAudit {
                         }
                     }
                 }
-                default -> out.add(new Directive(file, i + 1, toks.get(0), kw, List.copyOf(args), context));
+                default -> out.add(new Directive(name, i + 1, toks.get(0), kw, List.copyOf(args), context));
             }
         }
     }
@@ -172,7 +195,7 @@ public final class ConfigAudit {
         for (Directive d : ds) {
             if (d.block() != null) {
                 if (NOT_IN_MATCH.contains(d.kw())) {
-                    findings.add(Finding.config(Finding.Rules.INVALID_CONFIG, "error", d.file().toString(), d.line(),
+                    findings.add(Finding.config(Finding.Rules.INVALID_CONFIG, "error", d.file(), d.line(),
                             d.keyword() + " is not allowed within a Match block" + d.where() + ": sshd refuses to start"
                                     + " with this config (\"Directive '" + d.keyword() + "' is not allowed within a"
                                     + " Match block\")"));
@@ -184,7 +207,7 @@ public final class ConfigAudit {
             Directive first = eff.global.putIfAbsent(d.kw(), d);
             if (first != null) {
                 if (ALGORITHM_KEYWORDS.contains(d.kw()) || d.kw().equals("authorizedkeysfile")) {
-                    findings.add(Finding.config(Finding.Rules.IGNORED_CONFIG, "note", d.file().toString(), d.line(),
+                    findings.add(Finding.config(Finding.Rules.IGNORED_CONFIG, "note", d.file(), d.line(),
                             d.keyword() + " ignored: sshd uses the first value, from " + first.file() + ":"
                                     + first.line() + " (sshd -T)"));
                 }
@@ -204,7 +227,7 @@ public final class ConfigAudit {
                 continue;
             }
             if (!seenInBlock.add(d.block() + "\0" + d.kw())) {
-                findings.add(Finding.config(Finding.Rules.IGNORED_CONFIG, "note", d.file().toString(), d.line(),
+                findings.add(Finding.config(Finding.Rules.IGNORED_CONFIG, "note", d.file(), d.line(),
                         d.keyword() + " ignored: an earlier value in the same block wins" + d.where()));
                 continue;
             }
@@ -254,7 +277,7 @@ public final class ConfigAudit {
         String spec = String.join("", d.args());
         char op = spec.charAt(0);
         List<String> items = items(op == '+' || op == '-' || op == '^' ? spec.substring(1) : spec);
-        String f = d.file().toString();
+        String f = d.file();
         String where = d.where();
         if (op != '-') {
             List<String> weak = items.stream().filter(Algorithms::isWeakName).toList();

@@ -112,6 +112,23 @@ class AuditCorrectnessTest {
     }
 
     @Test
+    void aMountedSystemRootIsAuditedAsItself() throws Exception {
+        // R/etc/ssh/sshd_config: R/etc/passwd names the users, their homes are under R
+        Path etc = Files.createDirectories(root.resolve("etc/ssh"));
+        Files.writeString(etc.resolve("sshd_config"), "AuthorizedKeysFile /etc/ssh/keys/%u .ssh/authorized_keys\n");
+        Files.writeString(root.resolve("etc/passwd"), "frank:x:1000:1000::/home/frank:/bin/sh\n");
+        Path keys = Files.createDirectories(root.resolve("etc/ssh/keys"));
+        Files.writeString(keys.resolve("frank"), mlkem("frank@pq") + "\n");
+        Path home = Files.createDirectories(root.resolve("home/frank/.ssh"));
+        Files.writeString(home.resolve("authorized_keys"), ed25519("frank@old") + "\n");
+        Auditor.Options o = new Auditor.Options();
+        o.sshdConfig = null;
+        List<Finding> f = Auditor.audit(List.of(etc), o);
+        assertEquals(Finding.Rules.CLASSICAL_KEY_BESIDE_PQ, at(f, home.resolve("authorized_keys"), 1).rule(), f.toString());
+        assertEquals(Finding.Rules.PQ_KEY, at(f, keys.resolve("frank"), 1).rule());
+    }
+
+    @Test
     void sshdConfigIsReadAsSshdTDoes() throws Exception {
         Path etc = Files.createDirectories(root.resolve("etc/ssh"));
         Files.writeString(etc.resolve("sshd_config"), String.join("\n",
