@@ -3,8 +3,6 @@ package io.pqssh.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayInputStream;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -37,14 +35,8 @@ class AuditOsqueryCliTest {
 
     @Test
     void stdinAndFleetExport() throws Exception {
-        InputStream old = System.in;
-        CliHarness.Result r;
-        try {
-            System.setIn(new ByteArrayInputStream(Files.readAllBytes(DIR.resolve("fleet-live-query.json"))));
-            r = CliHarness.pqssh("audit", "--osquery", "-", "--csv", "-");
-        } finally {
-            System.setIn(old);
-        }
+        CliHarness.Result r = CliHarness.pqsshWithStdin(Files.readAllBytes(DIR.resolve("fleet-live-query.json")),
+                "audit", "--osquery", "-", "--csv", "-");
         assertEquals(0, r.rc(), r.all());
         assertTrue(r.out().contains("classical-key-beside-pq") && r.out().contains("osquery://ops-01/home/ops"),
                 r.all());

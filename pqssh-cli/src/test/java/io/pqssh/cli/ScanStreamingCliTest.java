@@ -3,8 +3,6 @@ package io.pqssh.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayInputStream;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -74,14 +72,8 @@ class ScanStreamingCliTest {
         }
         CliHarness.Result plain = CliHarness.pqssh("scan", "--zgrab2", FIXTURE.toString(), "--jsonl", "-");
         CliHarness.Result gzip = CliHarness.pqssh("scan", "--zgrab2", gz.toString(), "--jsonl", "-");
-        InputStream old = System.in;
-        CliHarness.Result stdin;
-        try {
-            System.setIn(new ByteArrayInputStream(Files.readAllBytes(gz)));
-            stdin = CliHarness.pqssh("scan", "--zgrab2", "-", "--jsonl", "-");
-        } finally {
-            System.setIn(old);
-        }
+        CliHarness.Result stdin = CliHarness.pqsshWithStdin(Files.readAllBytes(gz), "scan", "--zgrab2", "-",
+                "--jsonl", "-");
         assertEquals(0, plain.rc(), plain.all());
         assertEquals(13, plain.out().lines().count(), plain.all());
         assertEquals(strip(plain.out()), strip(gzip.out()));
