@@ -29,6 +29,8 @@ import io.pqssh.core.wire.MalformedMessageException;
 public final class ClientKemUserAuth extends AbstractUserAuth {
     /** Methods already tried on this session. */
     public static final AttributeKey<Set<String>> TRIED = new AttributeKey<>();
+    /** Credentials (encapsulation keys, base64) whose challenge this connection already answered. */
+    public static final AttributeKey<Set<String>> ANSWERED = new AttributeKey<>();
     /** Why the last challenge was refused by the client, for the CLI's error message. */
     public static final AttributeKey<String> REJECTION = new AttributeKey<>();
 
@@ -112,6 +114,17 @@ public final class ClientKemUserAuth extends AbstractUserAuth {
         } catch (MalformedMessageException e) {
             reject(session, "malformed KEM challenge: " + e.getMessage());
             return false;
+        }
+        // each decapsulation answers a ciphertext the server chose: answer one per credential per connection, so a
+        // malicious server cannot use the client as a decapsulation oracle (issue 11, section 3)
+        String credential = java.util.Base64.getEncoder().encodeToString(identity.kemKey().publicKey());
+        Set<String> answered = session.computeAttributeIfAbsent(ANSWERED, k -> new HashSet<>());
+        if (!answered.add(credential)) {
+            String why = method.wireName() + ": a second KEM challenge for the same credential on this connection";
+            session.setAttribute(REJECTION, why);
+            session.disconnect(org.apache.sshd.common.SshConstants.SSH2_DISCONNECT_PROTOCOL_ERROR, why);
+            throw new org.apache.sshd.common.SshException(
+                    org.apache.sshd.common.SshConstants.SSH2_DISCONNECT_PROTOCOL_ERROR, why);
         }
         byte[] response;
         try {
