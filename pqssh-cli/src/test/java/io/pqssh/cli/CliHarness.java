@@ -143,6 +143,43 @@ final class CliHarness {
         }
     }
 
+    /**
+     * The command line that runs {@code pqssh} as its own process from the test class path (what the {@code pqssh}
+     * launcher runs), for tests that need a real process: pipes into stdin, a terminal, environment variables.
+     */
+    static String pqsshCommandLine() {
+        return Path.of(System.getProperty("java.home"), "bin", "java") + " --enable-native-access=ALL-UNNAMED"
+                + " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp '" + System.getProperty("java.class.path")
+                + "' io.pqssh.cli.Main";
+    }
+
+    /** Runs {@code script} with bash, {@code $PQSSH} set to {@link #pqsshCommandLine()}, bounded. */
+    static Result shell(Path workDir, java.util.Map<String, String> env, String script) throws Exception {
+        Path out = Files.createTempFile(workDir, "out", ".txt");
+        Path err = Files.createTempFile(workDir, "err", ".txt");
+        ProcessBuilder pb = new ProcessBuilder("bash", "-c", script).directory(workDir.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectOutput(out.toFile()).redirectError(err.toFile());
+        pb.environment().put("PQSSH", pqsshCommandLine());
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        try {
+            if (!p.waitFor(RUN_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+                fail("bash -c " + script + " did not finish within " + RUN_TIMEOUT + "\nstderr:\n"
+                        + Files.readString(err));
+            }
+            Result r = new Result(p.exitValue(), Files.readString(out), Files.readString(err));
+            System.out.println("$ " + script + "\n" + r.all() + "\n");
+            return r;
+        } finally {
+            if (p.isAlive()) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+                p.waitFor(5, TimeUnit.SECONDS);
+            }
+        }
+    }
+
     /** {@code ssh-keygen -t TYPE -N '' -q -f FILE}; returns FILE (FILE.pub holds the public key). */
     static Path sshKeygen(Path file, String type) throws Exception {
         requireBinary(SSH_KEYGEN, "openssh-client");

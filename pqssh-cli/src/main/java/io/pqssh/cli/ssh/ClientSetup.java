@@ -281,7 +281,12 @@ public final class ClientSetup {
 
         @Override
         public boolean isInteractionAllowed(ClientSession session) {
-            return prompter.canAsk();
+            return prompter.canAsk() && !hostKeyChanged(session);
+        }
+
+        /** OpenSSH: after a changed host key accepted under "no", no password or keyboard-interactive answer. */
+        private static boolean hostKeyChanged(ClientSession session) {
+            return Boolean.TRUE.equals(session.getAttribute(HostKeyCheck.HOST_KEY_CHANGED));
         }
 
         @Override
@@ -295,7 +300,7 @@ public final class ClientSetup {
         @Override
         public String[] interactive(ClientSession session, String name, String instruction, String lang,
                 String[] prompt, boolean[] echo) {
-            if (!prompter.canAsk()) {
+            if (!prompter.canAsk() || hostKeyChanged(session)) {
                 return null;
             }
             if (name != null && !name.isEmpty()) {
@@ -330,7 +335,7 @@ public final class ClientSetup {
         @Override
         public String resolveAuthPasswordAttempt(ClientSession session) {
             int max = config.string("NumberOfPasswordPrompts").map(Integer::parseInt).orElse(3);
-            if (!prompter.canAsk() || passwordPrompts.incrementAndGet() > max) {
+            if (!prompter.canAsk() || hostKeyChanged(session) || passwordPrompts.incrementAndGet() > max) {
                 return null;
             }
             if (passwordPrompts.get() > 1) {

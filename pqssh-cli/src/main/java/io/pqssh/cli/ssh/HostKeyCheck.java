@@ -3,11 +3,8 @@ package io.pqssh.cli.ssh;
 import java.net.SocketAddress;
 import java.nio.file.Path;
 import java.security.PublicKey;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 
-import org.apache.sshd.client.auth.UserAuthFactory;
 import org.apache.sshd.client.keyverifier.KnownHostsServerKeyVerifier;
 import org.apache.sshd.client.keyverifier.ServerKeyVerifier;
 import org.apache.sshd.client.session.ClientSession;
@@ -90,6 +87,12 @@ public final class HostKeyCheck {
                 }
                 return ok;
             }
+
+            @Override
+            protected void updateModifiedServerKey(ClientSession s, SocketAddress a, PublicKey actual,
+                    java.util.Collection<HostEntryPair> known, HostEntryPair match) {
+                // OpenSSH never rewrites known_hosts for a changed key (MINA would): the warning must stay
+            }
         };
         v.setModifiedServerKeyAcceptor((s, a, entry, expected, actual) -> {
             banner(log, name, actual, expected, knownHosts);
@@ -104,15 +107,9 @@ public final class HostKeyCheck {
             log.fatal("Keyboard-interactive authentication is disabled to avoid man-in-the-middle attacks.");
             log.fatal("Agent forwarding is disabled to avoid man-in-the-middle attacks.");
             log.fatal("Port forwarding is disabled to avoid man-in-the-middle attacks.");
+            // the user-auth service already holds its method list: ClientSetup's prompts read this attribute and
+            // answer nothing, so no password or keyboard-interactive response leaves this client
             s.setAttribute(HOST_KEY_CHANGED, Boolean.TRUE);
-            List<UserAuthFactory> kept = new ArrayList<>();
-            for (UserAuthFactory f : s.getUserAuthFactories()) {
-                String n = f.getName().toLowerCase(Locale.ROOT);
-                if (!n.equals("password") && !n.equals("keyboard-interactive")) {
-                    kept.add(f);
-                }
-            }
-            s.setUserAuthFactories(kept);
             return true;
         });
         return v;
