@@ -17,7 +17,16 @@ public final class KemAuthClient {
 
     public static byte[] respond(byte[] sessionId, KemAuthRequest request, KemChallenge challenge,
             KemPrivateKey key) throws ChallengeRejectedException {
-        KemCredential sent = request.credential();
+        return respond(sessionId, request.user(), request.service(), request.method(), request.credential(),
+                challenge, key);
+    }
+
+    /**
+     * As above from the request's CTX fields (for an agent, which never sees the signature of a
+     * {@code publickey-kem-and} request: it is not part of CTX).
+     */
+    public static byte[] respond(byte[] sessionId, String user, String service, KemAuthMethod method,
+            KemCredential sent, KemChallenge challenge, KemPrivateKey key) throws ChallengeRejectedException {
         Optional<KemAlgorithm> echoed = KemAlgorithm.fromName(challenge.alg());
         if (echoed.isEmpty() || echoed.get() != sent.algorithm()) {
             throw new ChallengeRejectedException("challenge algorithm '" + KemCredential.printable(challenge.alg())
@@ -36,7 +45,7 @@ public final class KemAuthClient {
         }
         byte[] ss = key.decapsulate(challenge.ciphertext());
         try {
-            return ResponseDerivation.derive(ss, sessionId, AuthContext.encode(request, challenge));
+            return ResponseDerivation.derive(ss, sessionId, AuthContext.encode(user, service, method, sent, challenge));
         } finally {
             Arrays.fill(ss, (byte) 0);
         }

@@ -38,6 +38,11 @@ record SessionTarget(Account account, boolean switchUid) {
         if (original != null && KeyRestrictions.of(s).forcedCommand().isPresent()) {
             extra.put(PqsshChannelSession.ORIGINAL_COMMAND, original);
         }
+        // set by MINA when the client asked for agent forwarding and the ForwardingFilter allowed it
+        String agent = env.getEnv().get(org.apache.sshd.agent.SshAgent.SSH_AUTHSOCKET_ENV_NAME);
+        if (agent != null) {
+            extra.put(org.apache.sshd.agent.SshAgent.SSH_AUTHSOCKET_ENV_NAME, agent);
+        }
         return SessionLaunch.of(account, switchUid, command, s.getClientAddress(),
                 s.getIoSession().getLocalAddress(), extra);
     }

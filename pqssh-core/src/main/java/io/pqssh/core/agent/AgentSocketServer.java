@@ -1,0 +1,94 @@
+package io.pqssh.core.agent;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.Channels;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.function.Function;
+
+/**
+ * Serves agent requests on a Unix domain socket (mode 0600; its directory should be the owner's alone, as
+ * ssh-agent's {@code /tmp/ssh-XXXX}). One daemon thread per connection; the socket file is removed on close.
+ */
+public final class AgentSocketServer implements AutoCloseable {
+    private final Path path;
+    private final ServerSocketChannel server;
+    private final Function<byte[], byte[]> handler;
+    private final Thread acceptor;
+
+    private AgentSocketServer(Path path, ServerSocketChannel server, Function<byte[], byte[]> handler) {
+        this.path = path;
+        this.server = server;
+        this.handler = handler;
+        this.acceptor = new Thread(this::acceptLoop, "agent-accept " + path.getFileName());
+        acceptor.setDaemon(true);
+    }
+
+    /** Binds {@code path} (which must not exist) and starts accepting. */
+    public static AgentSocketServer start(Path path, Function<byte[], byte[]> handler) throws IOException {
+        if (Files.exists(path)) {
+            throw new IOException(path + ": already exists");
+        }
+        ServerSocketChannel ch = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        try {
+            ch.bind(UnixDomainSocketAddress.of(path));
+            Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-------"));
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+        AgentSocketServer s = new AgentSocketServer(path, ch, handler);
+        s.acceptor.start();
+        return s;
+    }
+
+    /** A fresh private directory {@code pqssh-XXXX} under {@code base} holding {@code agent.<pid>}, as ssh-agent. */
+    public static Path newSocketPath(Path base) throws IOException {
+        Path dir = Files.createTempDirectory(base, "pqssh-",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        return dir.resolve("agent." + ProcessHandle.current().pid());
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    private void acceptLoop() {
+        while (server.isOpen()) {
+            SocketChannel c;
+            try {
+                c = server.accept();
+            } catch (IOException e) {
+                return; // closed
+            }
+            Thread t = new Thread(() -> serve(c), "agent-conn");
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+    private void serve(SocketChannel c) {
+        try (c; InputStream in = Channels.newInputStream(c); OutputStream out = Channels.newOutputStream(c)) {
+            byte[] req;
+            while ((req = AgentProtocol.readMessage(in)) != null) {
+                AgentProtocol.writeMessage(out, handler.apply(req));
+                java.util.Arrays.fill(req, (byte) 0); // an ADD_IDENTITY request carries a private key
+            }
+        } catch (IOException e) {
+            // the client went away or sent a bad frame: drop the connection, as ssh-agent does
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        server.close();
+        Files.deleteIfExists(path);
+    }
+}
