@@ -21,6 +21,8 @@ public final class Main implements Runnable {
         SUBCOMMANDS.put("demo", "io.pqssh.cli.demo.DemoCommand");
         SUBCOMMANDS.put("server", "io.pqssh.cli.ServerCommand");
         SUBCOMMANDS.put("ssh", "io.pqssh.cli.SshCommand");
+        SUBCOMMANDS.put("agent", "io.pqssh.cli.agent.AgentCommand");
+        SUBCOMMANDS.put("add", "io.pqssh.cli.agent.AddCommand");
         SUBCOMMANDS.put("keygen", "io.pqssh.cli.KeygenCommand");
         SUBCOMMANDS.put("passwd", "io.pqssh.cli.PasswdCommand");
         SUBCOMMANDS.put("lab", "io.pqssh.cli.LabCommand");

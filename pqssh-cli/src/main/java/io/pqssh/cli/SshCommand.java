@@ -344,9 +344,14 @@ public final class SshCommand implements Callable<Integer> {
                     sigKey = kp;
                 }
             }
+            java.util.Optional<Path> agent = io.pqssh.cli.agent.ClientAgent.socket(config);
+            agent.ifPresent(a -> io.pqssh.cli.agent.ClientAgent.install(b, a));
             if (!kemKeys.isEmpty() && config.flag("KEMAuthentication", true)) {
                 KemPrivateKey kemKey = kemKeys.get(0);
                 b.kemIdentity(new KemClientIdentity(kemKey, wireAlgorithm(config, kemKey), sigKey));
+            } else if (agent.isPresent() && config.flag("KEMAuthentication", true)) {
+                // the ML-KEM key may live in pqssh agent only (docs/agent-protocol.md)
+                io.pqssh.cli.agent.ClientAgent.kemIdentity(agent.get(), sigKey).ifPresent(b::kemIdentity);
             }
             return connectAndRun(b, config, log, user, host, p, earlyOpen);
         } finally {

@@ -16,15 +16,19 @@ import io.pqssh.cli.config.ForwardSpec;
  * ({@link HostKeyCheck#HOST_KEY_CHANGED}), as in OpenSSH.
  */
 public final class Forwarding {
+    /** Set on a session whose shell/exec channel asks for agent forwarding ({@code auth-agent-req@openssh.com}). */
+    public static final org.apache.sshd.common.AttributeRepository.AttributeKey<Boolean> FORWARD_AGENT =
+            new org.apache.sshd.common.AttributeRepository.AttributeKey<>();
+
     private Forwarding() {
     }
 
     public static void checkSupported(ClientConfig config) throws ConfigException {
         io.pqssh.cli.forward.PortForwards.checkSupported(config.forwards());
-        String agent = config.string("ForwardAgent").orElse("no");
-        if (!agent.equalsIgnoreCase("no") && !agent.equalsIgnoreCase("false")) {
-            throw new ConfigException("ForwardAgent " + agent + ": agent forwarding is not implemented yet in"
-                    + " pqssh ssh");
+        String agent = config.string("ForwardAgent").orElse("no").toLowerCase(java.util.Locale.ROOT);
+        if (!List.of("yes", "no", "true", "false").contains(agent)) {
+            throw new ConfigException("ForwardAgent " + agent + ": only yes and no are supported (the agent is"
+                    + " SSH_AUTH_SOCK or IdentityAgent)");
         }
     }
 
@@ -41,6 +45,13 @@ public final class Forwarding {
                 log.error("Port forwarding is disabled to avoid man-in-the-middle attacks.");
             }
             return;
+        }
+        if (config.flag("ForwardAgent", false)) {
+            if (session.getFactoryManager().getAgentFactory() == null) {
+                log.debug1("ForwardAgent: no agent (SSH_AUTH_SOCK unset or IdentityAgent none)");
+            } else {
+                session.setAttribute(FORWARD_AGENT, Boolean.TRUE);
+            }
         }
         List<ForwardSpec> specs = config.forwards();
         if (specs.isEmpty()) {

@@ -79,6 +79,7 @@ public final class SessionRunner {
                 log.debug1("Sending command: " + command);
             }
             ch.setUsePty(wantPty);
+            ch.setAgentForwarding(Boolean.TRUE.equals(session.getAttribute(Forwarding.FORWARD_AGENT)));
             if (wantPty) {
                 if (terminal != null) {
                     Size sz = terminal.size();

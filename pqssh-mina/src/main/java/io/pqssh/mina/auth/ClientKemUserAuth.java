@@ -63,7 +63,7 @@ public final class ClientKemUserAuth extends AbstractUserAuth {
             log.debug("publickey-kem-and: no signature key configured");
             return false;
         }
-        KemCredential cred = new KemCredential(identity.wireAlg(), identity.kemKey().publicKey());
+        KemCredential cred = new KemCredential(identity.wireAlg(), identity.publicKey());
         String user = session.getUsername();
         if (method == KemAuthMethod.PUBLICKEY_KEM) {
             sent = KemAuthRequest.kem(user, service, cred);
@@ -128,8 +128,8 @@ public final class ClientKemUserAuth extends AbstractUserAuth {
         }
         byte[] response;
         try {
-            response = KemAuthClient.respond(session.getSessionId(), sent, challenge, identity.kemKey());
-        } catch (ChallengeRejectedException e) {
+            response = identity.respond(session.getSessionId(), sent, challenge);
+        } catch (ChallengeRejectedException | java.io.IOException e) {
             reject(session, e.getMessage());
             return false;
         }

@@ -1,24 +1,52 @@
 package io.pqssh.mina.auth;
 
+import java.io.IOException;
 import java.security.KeyPair;
 import java.util.Objects;
 import java.util.Optional;
 
+import io.pqssh.core.auth.ChallengeRejectedException;
+import io.pqssh.core.auth.KemAuthClient;
+import io.pqssh.core.auth.KemAuthRequest;
+import io.pqssh.core.auth.KemChallenge;
+import io.pqssh.core.kem.KemAlgorithm;
 import io.pqssh.core.kem.KemPrivateKey;
 
 /**
- * What the client logs in with: the KEM key, the exact algorithm spelling to send (the research peer sends
- * {@code ML-KEM-768}; pqssh sends the canonical name by default) and, for {@code publickey-kem-and}, the
- * classical signature key.
+ * What the client logs in with: the KEM key (or an agent holding it), the exact algorithm spelling to send (the
+ * research peer sends {@code ML-KEM-768}; pqssh sends the canonical name by default) and, for
+ * {@code publickey-kem-and}, the classical signature key.
  */
 public final class KemClientIdentity {
+    /** Answers a challenge for the identity's key: decapsulate and derive the response (docs/publickey-kem.md 7). */
+    @FunctionalInterface
+    public interface Responder {
+        byte[] respond(byte[] sessionId, KemAuthRequest request, KemChallenge challenge)
+                throws ChallengeRejectedException, IOException;
+    }
+
     private final KemPrivateKey kemKey;
+    private final KemAlgorithm algorithm;
+    private final byte[] publicKey;
+    private final Responder responder;
     private final String wireAlg;
     private final KeyPair signatureKey;
 
     public KemClientIdentity(KemPrivateKey kemKey, String wireAlg, KeyPair signatureKey) {
         this.kemKey = Objects.requireNonNull(kemKey, "kemKey");
+        this.algorithm = kemKey.algorithm();
+        this.publicKey = kemKey.publicKey();
+        this.responder = (sid, request, challenge) -> KemAuthClient.respond(sid, request, challenge, kemKey);
         this.wireAlg = wireAlg == null ? kemKey.algorithm().sshName() : wireAlg;
+        this.signatureKey = signatureKey;
+    }
+
+    private KemClientIdentity(KemAlgorithm algorithm, byte[] publicKey, Responder responder, KeyPair signatureKey) {
+        this.kemKey = null;
+        this.algorithm = Objects.requireNonNull(algorithm);
+        this.publicKey = publicKey.clone();
+        this.responder = Objects.requireNonNull(responder);
+        this.wireAlg = algorithm.sshName();
         this.signatureKey = signatureKey;
     }
 
@@ -26,8 +54,29 @@ public final class KemClientIdentity {
         return new KemClientIdentity(kemKey, null, null);
     }
 
-    public KemPrivateKey kemKey() {
-        return kemKey;
+    /** A key held elsewhere (an agent): only its public half is here, {@code responder} answers challenges. */
+    public static KemClientIdentity remote(KemAlgorithm algorithm, byte[] publicKey, Responder responder,
+            KeyPair signatureKey) {
+        return new KemClientIdentity(algorithm, publicKey, responder, signatureKey);
+    }
+
+    /** The local private key; empty for a key held by an agent. */
+    public Optional<KemPrivateKey> kemKey() {
+        return Optional.ofNullable(kemKey);
+    }
+
+    public KemAlgorithm algorithm() {
+        return algorithm;
+    }
+
+    /** Raw FIPS 203 encapsulation key. */
+    public byte[] publicKey() {
+        return publicKey.clone();
+    }
+
+    public byte[] respond(byte[] sessionId, KemAuthRequest request, KemChallenge challenge)
+            throws ChallengeRejectedException, IOException {
+        return responder.respond(sessionId, request, challenge);
     }
 
     public String wireAlg() {

@@ -410,6 +410,8 @@ public final class PqsshServer implements AutoCloseable {
                 sshd.setForwardingFilter(new io.pqssh.mina.server.forward.PolicyForwardingFilter(forwarding));
                 sshd.setForwarderFactory(new io.pqssh.mina.server.forward.GatewayPortsForwarderFactory(
                         forwarding.gatewayPorts()));
+                // agent forwarding: a Unix socket per connection relayed to the client (AllowAgentForwarding)
+                sshd.setAgentFactory(io.pqssh.mina.agent.PqsshAgentFactory.forServer());
             }
             if (sftp) {
                 // bulk transfer (lab transfer, issue 4): a larger channel window and packets, and SFTP reads up to

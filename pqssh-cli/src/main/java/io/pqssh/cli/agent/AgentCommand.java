@@ -1,0 +1,150 @@
+package io.pqssh.cli.agent;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+import io.pqssh.core.agent.Agent;
+import io.pqssh.core.agent.AgentSocketServer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code pqssh agent}: an ssh-agent holding pqssh's key types (Ed25519, ML-DSA, SLH-DSA, Falcon, the composites and
+ * ML-KEM credentials) on a Unix socket; answers pqssh's KEM extension (docs/agent-protocol.md).
+ */
+@Command(name = "agent", mixinStandardHelpOptions = true,
+        description = {"Run an authentication agent (like ssh-agent) for pqssh's key types, ML-KEM included.",
+                "Prints SSH_AUTH_SOCK/SSH_AGENT_PID shell commands: eval \"$(pqssh agent)\". Add keys with pqssh add."})
+public final class AgentCommand implements Callable<Integer> {
+    @Option(names = "-D", description = "Foreground mode: do not go to the background.")
+    boolean foreground;
+
+    @Option(names = "-a", paramLabel = "bind_address", description = "Unix socket path (must not exist).")
+    Path socket;
+
+    @Option(names = "-c", description = "C-shell commands on stdout.")
+    boolean csh;
+
+    @Option(names = "-s", description = "Bourne shell commands on stdout (default).")
+    boolean sh;
+
+    @Option(names = "-k", description = "Kill the agent named by SSH_AGENT_PID.")
+    boolean kill;
+
+    @Override
+    public Integer call() throws Exception {
+        if (kill) {
+            return kill();
+        }
+        Path path = socket != null ? socket.toAbsolutePath()
+                : AgentSocketServer.newSocketPath(Path.of(System.getProperty("java.io.tmpdir")));
+        if (foreground) {
+            return runForeground(path);
+        }
+        return startBackground(path);
+    }
+
+    private int runForeground(Path path) throws Exception {
+        Agent agent = new Agent();
+        try (AgentSocketServer server = AgentSocketServer.start(path, agent::handle)) {
+            printEnvironment(path, ProcessHandle.current().pid());
+            CountDownLatch stop = new CountDownLatch(1);
+            Thread hook = new Thread(() -> {
+                try {
+                    server.close();
+                    if (socket == null) {
+                        Files.deleteIfExists(path.getParent());
+                    }
+                } catch (java.io.IOException e) {
+                    // exiting anyway
+                }
+                agent.removeAll();
+                stop.countDown();
+            });
+            Runtime.getRuntime().addShutdownHook(hook);
+            try {
+                stop.await();
+            } catch (InterruptedException e) {
+                Runtime.getRuntime().removeShutdownHook(hook);
+                agent.removeAll();
+                if (socket == null) {
+                    server.close();
+                    Files.deleteIfExists(path.getParent());
+                }
+            }
+        }
+        return 0;
+    }
+
+    /** A JVM cannot fork: start a copy with -D in its own session and report its socket and PID. */
+    private int startBackground(Path path) throws Exception {
+        ProcessHandle.Info info = ProcessHandle.current().info();
+        if (info.command().isEmpty() || info.arguments().isEmpty()) {
+            System.err.println("pqssh agent: cannot find this process's command line; run with -D");
+            return 1;
+        }
+        List<String> cmd = new ArrayList<>();
+        if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
+            cmd.add("/usr/bin/setsid"); // leave the terminal's session, as ssh-agent's daemon(3)
+        }
+        cmd.add(info.command().get());
+        List<String> args = new ArrayList<>(List.of(info.arguments().get()));
+        int at = args.lastIndexOf("agent");
+        if (at < 0) {
+            System.err.println("pqssh agent: cannot find the agent command in this process's arguments; run with -D");
+            return 1;
+        }
+        cmd.addAll(args.subList(0, at + 1));
+        cmd.addAll(List.of("-D", "-a", path.toString()));
+        File devNull = new File("/dev/null");
+        Process p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(devNull))
+                .redirectOutput(ProcessBuilder.Redirect.to(devNull)).redirectError(ProcessBuilder.Redirect.to(devNull))
+                .start();
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (!Files.exists(path)) {
+            if (!p.isAlive() || System.nanoTime() > deadline) {
+                p.destroy();
+                System.err.println("pqssh agent: the background agent did not start");
+                return 1;
+            }
+            Thread.sleep(50);
+        }
+        // with setsid the agent is setsid's child only if setsid had to fork; it execs in place otherwise
+        printEnvironment(path, p.pid());
+        return 0;
+    }
+
+    private void printEnvironment(Path path, long pid) {
+        if (csh) {
+            System.out.println("setenv SSH_AUTH_SOCK " + path + ";");
+            System.out.println("setenv SSH_AGENT_PID " + pid + ";");
+        } else {
+            System.out.println("SSH_AUTH_SOCK=" + path + "; export SSH_AUTH_SOCK;");
+            System.out.println("SSH_AGENT_PID=" + pid + "; export SSH_AGENT_PID;");
+        }
+        System.out.println("echo Agent pid " + pid + ";");
+        System.out.flush();
+    }
+
+    private int kill() {
+        String pid = System.getenv("SSH_AGENT_PID");
+        if (pid == null || !pid.matches("\\d+")) {
+            System.err.println("SSH_AGENT_PID not set, cannot kill agent");
+            return 1;
+        }
+        var h = ProcessHandle.of(Long.parseLong(pid));
+        if (h.isEmpty() || !h.get().destroy()) {
+            System.err.println("kill: no agent with pid " + pid);
+            return 1;
+        }
+        System.out.println(csh ? "unsetenv SSH_AUTH_SOCK;\nunsetenv SSH_AGENT_PID;"
+                : "unset SSH_AUTH_SOCK;\nunset SSH_AGENT_PID;");
+        System.out.println("echo Agent pid " + pid + " killed;");
+        return 0;
+    }
+}

@@ -1,0 +1,192 @@
+package io.pqssh.cli;
+
+import static io.pqssh.cli.CliHarness.pub;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.pqssh.core.agent.AgentClient;
+import io.pqssh.core.agent.AgentProtocol;
+import io.pqssh.core.wire.SshWriter;
+
+/**
+ * Agents end to end: {@code pqssh ssh} with OpenSSH's ssh-agent (SSH_AUTH_SOCK, no -i), {@code pqssh agent} +
+ * {@code pqssh add} holding an ML-KEM key that logs in by {@code publickey-kem} with the secret only in the agent,
+ * the same through {@code -A} to a second hop, OpenSSH's {@code ssh-add -l} against {@code pqssh agent}, and the
+ * agent's refusals. Client processes get an empty home ({@code -Duser.home}) so no real ~/.ssh key is used.
+ */
+class AgentEndToEndTest {
+    private static final Path SSH_AGENT = Path.of("/usr/bin/ssh-agent");
+    private static final Path SSH_ADD = Path.of("/usr/bin/ssh-add");
+
+    @TempDir
+    Path dir;
+
+    private ForwardingHarness h;
+    private Path home;
+    private Process sshAgent;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        CliHarness.requireBinary(CliHarness.SSH_KEYGEN, "openssh-client");
+        h = new ForwardingHarness(dir);
+        home = Files.createDirectories(dir.resolve("home"));
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        if (sshAgent != null && sshAgent.isAlive()) {
+            sshAgent.destroy();
+            sshAgent.waitFor(5, TimeUnit.SECONDS);
+        }
+        h.close();
+    }
+
+    private Map<String, String> env(Path sock) {
+        Map<String, String> e = new HashMap<>();
+        e.put("SSH_AUTH_SOCK", sock.toString());
+        e.put("JAVA_TOOL_OPTIONS", "-Duser.home=" + home);
+        return e;
+    }
+
+    private String[] ssh(int port, String... command) {
+        List<String> a = new java.util.ArrayList<>(List.of("ssh", "-o", "StrictHostKeyChecking=no",
+                "-o", "UserKnownHostsFile=" + dir.resolve("known_hosts"), "-p", String.valueOf(port)));
+        a.addAll(List.of(command));
+        return a.toArray(String[]::new);
+    }
+
+    private Path mlkemKey(String name) throws Exception {
+        Path f = dir.resolve(name);
+        CliHarness.Result r = CliHarness.pqssh("keygen", "-t", "mlkem768", "-N", "", "-f", f.toString(), "-q");
+        assertEquals(0, r.rc(), r.all());
+        return f;
+    }
+
+    private ForwardingHarness.Proc pqsshAgent(Path sock) throws Exception {
+        ForwardingHarness.Proc agent = h.startPqssh(Map.of(), "agent", "-D", "-a", sock.toString());
+        CliHarness.waitUntil(Duration.ofSeconds(90), () -> Files.exists(sock) || !agent.process().isAlive(),
+                agent::output);
+        assertTrue(agent.process().isAlive(), agent.output());
+        return agent;
+    }
+
+    private void pqsshAdd(Path sock, Path key) throws Exception {
+        ForwardingHarness.Proc add = h.startPqssh(env(sock), "add", key.toString());
+        assertEquals(0, add.waitFor(Duration.ofSeconds(90)), add.output());
+    }
+
+    @Test
+    void opensshAgentKeyLogsInWithoutIdentityFile() throws Exception {
+        CliHarness.requireBinary(SSH_AGENT, "openssh-client");
+        Path key = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
+        Path authorized = dir.resolve("authorized_keys");
+        Files.writeString(authorized, Files.readString(pub(key)));
+        int port = h.startServer(authorized);
+        Path sock = dir.resolve("openssh-agent.sock");
+        sshAgent = new ProcessBuilder(SSH_AGENT.toString(), "-a", sock.toString(), "-D")
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .redirectOutput(dir.resolve("ssh-agent.out").toFile()).redirectErrorStream(true).start();
+        CliHarness.waitUntil(Duration.ofSeconds(10), () -> Files.exists(sock) || !sshAgent.isAlive(),
+                () -> "ssh-agent did not start: " + CliHarness.read(dir.resolve("ssh-agent.out")));
+        ProcessBuilder add = new ProcessBuilder(SSH_ADD.toString(), key.toString()).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("ssh-add.out").toFile());
+        add.environment().put("SSH_AUTH_SOCK", sock.toString());
+        assertEquals(0, add.start().waitFor(), CliHarness.read(dir.resolve("ssh-add.out")));
+        Files.delete(key); // only the agent has it now
+
+        ForwardingHarness.Proc c = h.startPqssh(env(sock),
+                ssh(port, CliHarness.user() + "@127.0.0.1", "echo via-openssh-agent"));
+        assertEquals(0, c.waitFor(Duration.ofSeconds(90)), c.output());
+        assertEquals("via-openssh-agent", CliHarness.read(c.out()).strip(), c.output());
+    }
+
+    @Test
+    void pqsshAgentHoldsTheKemKeyForALoginAndThroughForwardingToASecondHop() throws Exception {
+        Path kem = mlkemKey("id_mlkem768");
+        Path ed = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
+        Path authorized = dir.resolve("authorized_keys");
+        Files.writeString(authorized, Files.readString(pub(kem))); // only the KEM key may log in
+        int hop1 = h.startServer(authorized);
+        int hop2 = h.startServer(authorized);
+        Path sock = dir.resolve("pqssh-agent.sock");
+        pqsshAgent(sock);
+        pqsshAdd(sock, kem);
+        pqsshAdd(sock, ed);
+
+        // ssh-add -l lists the Ed25519 key (base protocol interop); pqssh add -l lists both
+        CliHarness.requireBinary(SSH_ADD, "openssh-client");
+        ProcessBuilder list = new ProcessBuilder(SSH_ADD.toString(), "-l").redirectErrorStream(true)
+                .redirectOutput(dir.resolve("ssh-add-l.out").toFile());
+        list.environment().put("SSH_AUTH_SOCK", sock.toString());
+        assertEquals(0, list.start().waitFor(), CliHarness.read(dir.resolve("ssh-add-l.out")));
+        String edFp = CliHarness.exec(dir, List.of(CliHarness.SSH_KEYGEN.toString(), "-l", "-f", pub(ed).toString()))
+                .out().strip();
+        assertEquals(edFp, CliHarness.read(dir.resolve("ssh-add-l.out")).strip(), "ssh-add -l against pqssh agent");
+        ForwardingHarness.Proc l = h.startPqssh(env(sock), "add", "-l");
+        assertEquals(0, l.waitFor(Duration.ofSeconds(90)), l.output());
+        String listed = CliHarness.read(l.out());
+        assertTrue(listed.contains(edFp) && listed.contains("(MLKEM768)"), l.output());
+
+        // the key files are gone: the secret exists only in the agent
+        Files.delete(kem);
+        Files.delete(ed);
+
+        ForwardingHarness.Proc one = h.startPqssh(env(sock), ssh(hop1, "-o", "PreferredAuthentications=publickey-kem",
+                CliHarness.user() + "@127.0.0.1", "echo via-agent-kem"));
+        assertEquals(0, one.waitFor(Duration.ofSeconds(90)), one.output());
+        assertEquals("via-agent-kem", CliHarness.read(one.out()).strip(), one.output());
+
+        // -A: on hop 1 a second pqssh ssh logs in to hop 2 with the forwarded agent (its KEM extension included)
+        String java = ProcessHandle.current().info().command().orElseThrow();
+        String inner = "JAVA_TOOL_OPTIONS=-Duser.home=" + home + " " + java + " -cp '"
+                + System.getProperty("java.class.path") + "' io.pqssh.cli.Main ssh -o StrictHostKeyChecking=no"
+                + " -o UserKnownHostsFile=" + dir.resolve("known_hosts2") + " -o PreferredAuthentications=publickey-kem"
+                + " -p " + hop2 + " " + CliHarness.user() + "@127.0.0.1 'echo hop2 $SSH_CONNECTION'";
+        ForwardingHarness.Proc two = h.startPqssh(env(sock), ssh(hop1, "-A", CliHarness.user() + "@127.0.0.1",
+                "test -S \"$SSH_AUTH_SOCK\" && " + inner));
+        assertEquals(0, two.waitFor(Duration.ofSeconds(120)), two.output());
+        assertTrue(CliHarness.read(two.out()).strip().matches("hop2 127\\.0\\.0\\.1 \\d+ 127\\.0\\.0\\.1 " + hop2),
+                two.output());
+
+        // without -A the inner login has no agent and no key: it fails
+        ForwardingHarness.Proc noA = h.startPqssh(env(sock), ssh(hop1, CliHarness.user() + "@127.0.0.1",
+                "test -z \"$SSH_AUTH_SOCK\" && echo no-agent"));
+        assertEquals(0, noA.waitFor(Duration.ofSeconds(90)), noA.output());
+        assertEquals("no-agent", CliHarness.read(noA.out()).strip(), noA.output());
+    }
+
+    @Test
+    void agentRefusesUnknownExtensionsAndBadKemRequests() throws Exception {
+        Path sock = dir.resolve("pqssh-agent.sock");
+        pqsshAgent(sock);
+        pqsshAdd(sock, mlkemKey("id_mlkem768"));
+        try (AgentClient a = AgentClient.connect(sock)) {
+            byte[] unknown = new SshWriter().putByte(AgentProtocol.SSH_AGENTC_EXTENSION)
+                    .putString("no-such-extension@example.com").toByteArray();
+            assertArrayEquals(new byte[] {AgentProtocol.SSH_AGENT_FAILURE}, a.request(unknown));
+            byte[] truncated = new SshWriter().putByte(AgentProtocol.SSH_AGENTC_EXTENSION)
+                    .putString("kem-auth-response@pqssh.io").putString(new byte[] {1, 2, 3}).toByteArray();
+            assertArrayEquals(new byte[] {AgentProtocol.SSH_AGENT_EXTENSION_FAILURE}, a.request(truncated));
+            assertEquals(1, a.kemIdentities().size());
+            assertTrue(a.identities().isEmpty(), "a KEM key appeared in SSH_AGENT_IDENTITIES_ANSWER");
+            assertTrue(a.removeAll());
+            assertTrue(a.kemIdentities().isEmpty());
+            assertFalse(a.remove(new byte[] {0, 0, 0, 1, 'x'}), "removing an unknown key succeeded");
+        }
+    }
+}
