@@ -10,6 +10,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
+import io.pqssh.mina.server.log.LogText;
+
 /**
  * Which user names may log in, and as which account a session then runs: sshd's {@code allowed_user()} with
  * {@code UsePAM no}. Run as root, the server admits any account that exists, is not locked ({@code !} prefix of the
