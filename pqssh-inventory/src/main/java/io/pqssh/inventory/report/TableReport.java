@@ -32,8 +32,8 @@ public final class TableReport {
                 c == null ? "-" : String.valueOf(c.weak().size()),
                 r.software() != null ? r.software() : dash(r.error())));
         for (ScanResult.HostKey h : r.hostKeys()) {
-            rows.add(List.of("  hostkey", h.algorithm(), h.fingerprint() != null ? h.fingerprint() : dash(h.error()),
-                    "", "", "", "", "", ""));
+            rows.add(List.of("  hostkey", h.algorithm() + (h.bits() > 0 ? " " + h.bits() : ""),
+                    h.fingerprint() != null ? h.fingerprint() : dash(h.error()), "", "", "", "", "", ""));
         }
         return rows;
     }

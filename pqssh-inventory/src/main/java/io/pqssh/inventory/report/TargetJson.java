@@ -56,6 +56,11 @@ final class TargetJson {
             g.writeStringField("keyType", h.keyType());
             g.writeStringField("fingerprint", h.fingerprint());
             g.writeStringField("publicKey", h.publicKey());
+            if (h.bits() > 0) {
+                g.writeNumberField("bits", h.bits());
+            } else {
+                g.writeNullField("bits");
+            }
             g.writeStringField("error", h.error());
             g.writeEndObject();
         }

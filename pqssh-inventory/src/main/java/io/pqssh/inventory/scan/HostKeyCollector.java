@@ -52,6 +52,13 @@ public final class HostKeyCollector implements AutoCloseable {
                 kex.add(n);
             }
         }
+        // collecting keys needs a key exchange the server agrees to, however old: legacy servers offer only
+        // SHA-1 groups (diffie-hellman-group14-sha1 + ssh-rsa, as RHEL/CentOS 7 era configs)
+        for (BuiltinDHFactories f : BuiltinDHFactories.VALUES) {
+            if (!kex.contains(f.getName())) {
+                kex.add(f.getName());
+            }
+        }
         kex.removeIf(n -> {
             var f = BuiltinDHFactories.resolveFactory(n);
             return f == null || !f.isSupported();

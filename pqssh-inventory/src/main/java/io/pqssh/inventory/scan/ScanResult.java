@@ -42,8 +42,29 @@ public record ScanResult(Target target, Status status, String error, String bann
         }
     }
 
-    /** A host key collected with a completed key exchange, or why it could not be. */
-    public record HostKey(String algorithm, String keyType, String fingerprint, String publicKey, String error) {
+    /**
+     * A host key collected with a completed key exchange, or why it could not be.
+     *
+     * @param bits RSA modulus / DSA size, curve size for ECDSA and EdDSA, 0 when not known or post-quantum
+     */
+    public record HostKey(String algorithm, String keyType, String fingerprint, String publicKey, String error,
+            int bits) {
+        /** With the size read from the public key. */
+        public HostKey(String algorithm, String keyType, String fingerprint, String publicKey, String error) {
+            this(algorithm, keyType, fingerprint, publicKey, error, bitsOf(publicKey));
+        }
+
+        private static int bitsOf(String publicKey) {
+            if (publicKey == null || publicKey.indexOf(' ') < 0) {
+                return 0;
+            }
+            try {
+                return io.pqssh.inventory.audit.KeyInfo.of(java.util.Base64.getDecoder().decode(
+                        publicKey.substring(publicKey.indexOf(' ') + 1).strip())).bits();
+            } catch (IllegalArgumentException | io.pqssh.core.wire.MalformedMessageException e) {
+                return 0;
+            }
+        }
     }
 
     /** Evidence {@link Evidence#KEXINIT} for SSH results, {@link Evidence#NONE} otherwise. */
