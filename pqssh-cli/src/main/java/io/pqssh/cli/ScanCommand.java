@@ -72,6 +72,14 @@ public final class ScanCommand implements Callable<Integer> {
             description = "progress line on stderr: auto (when a terminal is attached), always, never")
     String progress;
 
+    @Option(names = "--policy", paramLabel = "NAME|FILE",
+            description = "check servers against a policy (built in: pq-baseline); implies --fail-on policy")
+    String policy;
+
+    @Option(names = "--make-policy", paramLabel = "FILE",
+            description = "write a policy FILE that the one TARGET complies with exactly")
+    java.nio.file.Path makePolicy;
+
     @Mixin
     ReportOptions reports = new ReportOptions();
 
@@ -81,6 +89,12 @@ public final class ScanCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    private io.pqssh.inventory.scan.Policy checkedPolicy;
+
+    private ScanResult checked(ScanResult r) {
+        return checkedPolicy == null || r.status() != ScanResult.Status.SSH ? r : r.withPolicy(checkedPolicy.check(r));
+    }
 
     /** Bad input records printed one by one; later ones are only counted. */
     static final int PRINTED_BAD_RECORDS = 20;
@@ -127,7 +141,21 @@ public final class ScanCommand implements Callable<Integer> {
     }
 
     private Integer run() throws IOException, InterruptedException {
-        List<FailOn> conditions = failOn.stream().map(FailOn::parse).toList();
+        List<FailOn> conditions = new ArrayList<>(failOn.stream().map(FailOn::parse).toList());
+        io.pqssh.inventory.scan.Policy checked = null;
+        if (policy != null) {
+            try {
+                checked = io.pqssh.inventory.scan.Policy.load(policy);
+            } catch (NoSuchFileException e) {
+                throw new InputError("no such policy file: " + e.getFile() + " (built in: pq-baseline)");
+            }
+            if (!conditions.contains(FailOn.POLICY)) {
+                conditions.add(FailOn.POLICY);
+            }
+        } else if (conditions.contains(FailOn.POLICY)) {
+            throw new IllegalArgumentException("--fail-on policy needs --policy");
+        }
+        this.checkedPolicy = checked;
         boolean showProgress = switch (progress.toLowerCase(Locale.ROOT)) {
             case "auto" -> System.console() != null;
             case "always" -> true;
@@ -137,6 +165,9 @@ public final class ScanCommand implements Callable<Integer> {
         if (zgrab2 != null) {
             if (!targets.isEmpty() || !files.isEmpty()) {
                 throw new IllegalArgumentException("--zgrab2 reads results; do not give targets too");
+            }
+            if (makePolicy != null) {
+                throw new IllegalArgumentException("--make-policy takes one live TARGET, not --zgrab2");
             }
             return zgrab2(conditions, showProgress);
         }
@@ -148,6 +179,9 @@ public final class ScanCommand implements Callable<Integer> {
             throw new IllegalArgumentException("no targets (give TARGET... or -f FILE)");
         }
         List<Target> list = Targets.parse(specs, port, forceLarge);
+        if (makePolicy != null && list.size() != 1) {
+            throw new IllegalArgumentException("--make-policy needs exactly one target, got " + list.size());
+        }
         Scanner.Options o = new Scanner.Options();
         o.concurrency = concurrency;
         o.ratePerSecond = rate;
@@ -166,10 +200,19 @@ public final class ScanCommand implements Callable<Integer> {
         ScanCounters counters = new ScanCounters();
         try (ReportOptions.Streaming out = reports.openScan();
                 Progress p = showProgress ? new Progress(counters, list.size(), System.err) : null) {
-            scanner.scan(list, null, r -> {
+            List<ScanResult> one = new ArrayList<>(1);
+            scanner.scan(list, null, raw -> {
+                ScanResult r = checked(raw);
                 counters.add(r);
                 out.accept(r);
+                if (makePolicy != null) {
+                    one.add(r);
+                }
             });
+            if (makePolicy != null) {
+                java.nio.file.Files.writeString(makePolicy, io.pqssh.inventory.scan.Policy.make(one.get(0)));
+                System.err.println("pqssh scan: policy for " + one.get(0).target() + " written to " + makePolicy);
+            }
             if (p != null) {
                 p.close();
             }
@@ -187,7 +230,8 @@ public final class ScanCommand implements Callable<Integer> {
                 Progress p = showProgress ? new Progress(counters, -1, System.err) : null) {
             Zgrab2Reader.read(in, source, port, new Zgrab2Reader.Handler() {
                 @Override
-                public void result(ScanResult r) {
+                public void result(ScanResult raw) {
+                    ScanResult r = checked(raw);
                     counters.add(r);
                     out.accept(r);
                 }

@@ -19,7 +19,9 @@ public enum FailOn {
     /** scan: weak algorithms offered; audit: weak keys or weak algorithms enabled. */
     WEAK,
     /** scan: a target unreachable or not speaking SSH. */
-    UNREACHABLE;
+    UNREACHABLE,
+    /** scan: an SSH server that does not comply with the {@code --policy} (implied by {@code --policy}). */
+    POLICY;
 
     public static final int EXIT_OK = 0;
     public static final int EXIT_FAIL_ON = 1;
@@ -31,7 +33,7 @@ public enum FailOn {
             return valueOf(s.strip().toUpperCase(Locale.ROOT).replace('-', '_'));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("unknown --fail-on '" + s
-                    + "' (expected classical-kex, classical-keys, weak, unreachable)");
+                    + "' (expected classical-kex, classical-keys, weak, unreachable, policy)");
         }
     }
 
@@ -67,7 +69,7 @@ public enum FailOn {
                         || f.rule().equals(Finding.Rules.WEAK_ALGORITHM_CONFIG)
                         || (f.classicalKey() && ("DSA".equals(f.family())
                                 || ("RSA".equals(f.family()) && f.bits() != null && f.bits() < 2048)));
-                case UNREACHABLE -> false;
+                case UNREACHABLE, POLICY -> false;
             }).count();
             if (n > 0) {
                 hit.add(c.cliName() + ": " + n + " finding(s)");

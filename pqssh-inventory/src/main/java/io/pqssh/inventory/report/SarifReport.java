@@ -102,6 +102,10 @@ public final class SarifReport {
                 out.add(new Item("algorithm-info", r.target() + " offers " + String.join(", ", info), uri, 0));
             }
         }
+        if (r.policyFailures() != null && !r.policyFailures().isEmpty()) {
+            out.add(new Item("policy", r.target() + " does not comply: " + String.join("; ", r.policyFailures()),
+                    uri, 0));
+        }
         if (!c.strictKex() && r.evidence() == ScanResult.Evidence.KEXINIT) {
             out.add(new Item("no-strict-kex", r.target() + " does not offer strict KEX", uri, 0));
         }

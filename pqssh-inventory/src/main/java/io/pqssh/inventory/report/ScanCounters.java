@@ -33,6 +33,8 @@ public final class ScanCounters {
     private long byBanner;
     private long byErrorText;
     private long badRecords;
+    private long policyChecked;
+    private long policyFailed;
     private final List<BadRecord> kept = new ArrayList<>();
 
     public ScanCounters() {
@@ -62,6 +64,12 @@ public final class ScanCounters {
                 pqHostKey++;
             } else if (r.kexInit() != null && !r.kexInit().hostKey().isEmpty()) {
                 noPqHostKey++;
+            }
+        }
+        if (r.policyFailures() != null && r.status() == ScanResult.Status.SSH) {
+            policyChecked++;
+            if (!r.policyFailures().isEmpty()) {
+                policyFailed++;
             }
         }
         switch (r.evidence()) {
@@ -104,6 +112,7 @@ public final class ScanCounters {
             case CLASSICAL_KEYS -> noPqHostKey;
             case WEAK -> weak;
             case UNREACHABLE -> category("unreachable") + category("not-ssh") + category("scan-error");
+            case POLICY -> policyFailed;
         };
     }
 
@@ -121,6 +130,10 @@ public final class ScanCounters {
         m.put("evidence-banner", byBanner);
         m.put("evidence-error-text", byErrorText);
         m.put("bad-records", badRecords);
+        if (policyChecked > 0) {
+            m.put("policy-checked", policyChecked);
+            m.put("policy-failed", policyFailed);
+        }
         return m;
     }
 
@@ -137,6 +150,10 @@ public final class ScanCounters {
         b.append(String.join(", ", parts));
         if (byBanner > 0) {
             b.append("; ").append(byBanner).append(" by banner only (hello-only)");
+        }
+        if (policyChecked > 0) {
+            b.append("; policy: ").append(policyChecked - policyFailed).append(" of ").append(policyChecked)
+                    .append(" SSH servers comply");
         }
         if (badRecords > 0) {
             b.append("; ").append(badRecords).append(" bad input record(s) skipped");

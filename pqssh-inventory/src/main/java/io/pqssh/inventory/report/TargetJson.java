@@ -49,6 +49,9 @@ final class TargetJson {
                 kexFields(g, k, c, Algorithms.weaknesses(k));
             }
         }
+        if (r.policyFailures() != null) {
+            strings(g, "policy", r.policyFailures());
+        }
         g.writeArrayFieldStart("hostKeys");
         for (ScanResult.HostKey h : r.hostKeys()) {
             g.writeStartObject();

@@ -10,7 +10,7 @@ import java.util.List;
  */
 public record ScanResult(Target target, Status status, String error, String banner, String software,
         KexInit kexInit, Classification classification, List<HostKey> hostKeys, int attempts, long millis,
-        Evidence evidence) {
+        Evidence evidence, List<String> policyFailures) {
 
     public enum Status {
         SSH, UNREACHABLE, NOT_SSH, SCAN_ERROR;
@@ -67,6 +67,13 @@ public record ScanResult(Target target, Status status, String error, String bann
         }
     }
 
+    /** Not checked against a policy. */
+    public ScanResult(Target target, Status status, String error, String banner, String software, KexInit kexInit,
+            Classification classification, List<HostKey> hostKeys, int attempts, long millis, Evidence evidence) {
+        this(target, status, error, banner, software, kexInit, classification, hostKeys, attempts, millis, evidence,
+                null);
+    }
+
     /** Evidence {@link Evidence#KEXINIT} for SSH results, {@link Evidence#NONE} otherwise. */
     public ScanResult(Target target, Status status, String error, String banner, String software, KexInit kexInit,
             Classification classification, List<HostKey> hostKeys, int attempts, long millis) {
@@ -93,6 +100,12 @@ public record ScanResult(Target target, Status status, String error, String bann
 
     public ScanResult withHostKeys(List<HostKey> keys) {
         return new ScanResult(target, status, error, banner, software, kexInit, classification, List.copyOf(keys),
-                attempts, millis, evidence);
+                attempts, millis, evidence, policyFailures);
+    }
+
+    /** With the failed checks of a policy (empty: compliant). */
+    public ScanResult withPolicy(List<String> failures) {
+        return new ScanResult(target, status, error, banner, software, kexInit, classification, hostKeys, attempts,
+                millis, evidence, List.copyOf(failures));
     }
 }
