@@ -147,6 +147,18 @@ public final class KeygenCommand implements Callable<Integer> {
             if (printPublic) {
                 return printPublicKey();
             }
+            String text = Files.readString(file);
+            if (KeyFiles.kind(text) == KeyFiles.Kind.PUBLIC_LINE) {
+                // .pub, authorized_keys or known_hosts: every key in it, as ssh-keygen -l
+                List<PublicKeyLine> keys = KeyFiles.publicKeyLines(text);
+                if (keys.isEmpty()) {
+                    throw new IllegalArgumentException(file + " is not a public key file.");
+                }
+                for (PublicKeyLine k : keys) {
+                    System.out.println(KeyDescriptions.fingerprintLine(k.blob(), k.comment(), hash));
+                }
+                return 0;
+            }
             PublicKeyLine line = KeyFiles.publicKey(file);
             System.out.println(KeyDescriptions.fingerprintLine(line.blob(), line.comment(), hash));
             return 0;

@@ -155,6 +155,16 @@ class KeygenCliTest {
             CliHarness.Result ol = CliHarness.pqssh("keygen", "-F", host, "-l", "-f", ours.toString());
             assertEquals(tl.out(), ol.out(), host + " -l");
         }
+        // -l on a whole known_hosts file and on an authorized_keys file with options: one line per key, as ssh-keygen
+        Path ak = dir.resolve("authorized_keys");
+        Files.writeString(ak, "# keys\nfrom=\"10.0.0.0/8\",no-pty " + Files.readString(CliHarness.pub(a))
+                + "\n" + Files.readString(CliHarness.pub(b)) + "not a key line\n");
+        for (Path f : List.of(ours, ak)) {
+            CliHarness.Result t = sshKeygen(dir, "-l", "-f", f.toString());
+            CliHarness.Result o = CliHarness.pqssh("keygen", "-l", "-f", f.toString());
+            assertEquals(0, o.rc(), o.all());
+            assertEquals(t.out(), o.out(), "-l " + f.getFileName());
+        }
         // pqssh hashes; ssh-keygen finds every plain name in the hashed file, and pqssh finds them in ssh-keygen's
         CliHarness.Result h = CliHarness.pqssh("keygen", "-H", "-f", ours.toString());
         assertEquals(0, h.rc(), h.all());

@@ -81,6 +81,55 @@ public final class KeyFiles {
         }
     }
 
+    /**
+     * Every public key in a text file of public keys, as {@code ssh-keygen -l} reads it: plain key lines,
+     * authorized_keys lines (leading options skipped) and known_hosts lines (the host field becomes the comment
+     * unless the line has one of its own). Lines that hold no key are skipped, as are marker lines.
+     */
+    public static java.util.List<PublicKeyLine> publicKeyLines(String text) {
+        java.util.List<PublicKeyLine> keys = new java.util.ArrayList<>();
+        for (String raw : text.lines().toList()) {
+            String line = raw.strip();
+            if (line.isEmpty() || line.startsWith("#")) {
+                continue;
+            }
+            PublicKeyLine k = tryParse(line);
+            String comment;
+            if (k != null) {
+                comment = k.comment();
+            } else {
+                int i = 0;
+                boolean quoted = false;
+                while (i < line.length() && (quoted || (line.charAt(i) != ' ' && line.charAt(i) != '\t'))) {
+                    if (line.charAt(i) == '\\' && i + 1 < line.length() && line.charAt(i + 1) == '"') {
+                        i++;
+                    } else if (line.charAt(i) == '"') {
+                        quoted = !quoted;
+                    }
+                    i++;
+                }
+                if (i >= line.length()) {
+                    continue;
+                }
+                k = tryParse(line.substring(i));
+                if (k == null) {
+                    continue;
+                }
+                comment = k.comment() == null || k.comment().isEmpty() ? line.substring(0, i) : k.comment();
+            }
+            keys.add(new PublicKeyLine(k.keyType(), k.blob(), comment));
+        }
+        return keys;
+    }
+
+    private static PublicKeyLine tryParse(String line) {
+        try {
+            return PublicKeyLine.parse(line);
+        } catch (KeyFileException | RuntimeException e) {
+            return null;
+        }
+    }
+
     /** The public key inside a research identity file; the secret key is checked and wiped. */
     public static KemPublicKey researchPublicKey(String text) throws KeyFileException {
         KemDecapsulationKey dk = ResearchIdentityFile.parse(text);
