@@ -117,7 +117,7 @@ public final class ClientKemUserAuth extends AbstractUserAuth {
         }
         // each decapsulation answers a ciphertext the server chose: answer one per credential per connection, so a
         // malicious server cannot use the client as a decapsulation oracle (issue 11, section 3)
-        String credential = java.util.Base64.getEncoder().encodeToString(identity.kemKey().publicKey());
+        String credential = java.util.Base64.getEncoder().encodeToString(identity.publicKey());
         Set<String> answered = session.computeAttributeIfAbsent(ANSWERED, k -> new HashSet<>());
         if (!answered.add(credential)) {
             String why = method.wireName() + ": a second KEM challenge for the same credential on this connection";
