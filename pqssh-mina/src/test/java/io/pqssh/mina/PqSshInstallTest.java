@@ -254,6 +254,32 @@ class PqSshInstallTest {
         }
     }
 
+    @Test
+    void pqHostAndUserKeysWorkOnThePlainServerAfterInstall() throws Exception {
+        KeyPair host = io.pqssh.mina.keys.PqKeyPairs.keyPair(io.pqssh.core.sig.SshSigningKey.generate(
+                io.pqssh.core.sig.SignatureKeyType.MLDSA_65, new java.security.SecureRandom()));
+        KeyPair user = io.pqssh.mina.keys.PqKeyPairs.keyPair(io.pqssh.core.sig.SshSigningKey.generate(
+                io.pqssh.core.sig.SignatureKeyType.MLDSA_44, new java.security.SecureRandom()));
+        SshServer sshd = appServer();
+        // MINA's own providers cannot type a PQ key pair: PQ host keys go through PqKeyPairProvider
+        sshd.setKeyPairProvider(io.pqssh.mina.keys.PqKeyPairProvider.of(List.of(host)));
+        sshd.setPublickeyAuthenticator((u, k, s) -> "dave".equals(u)
+                && org.apache.sshd.common.config.keys.KeyUtils.compareKeys(k, user.getPublic()));
+        sshd.setUserAuthFactories(List.of(UserAuthPasswordFactory.INSTANCE,
+                org.apache.sshd.server.auth.pubkey.UserAuthPublicKeyFactory.INSTANCE));
+        PqSsh.install(sshd);
+        sshd.start();
+        try (PqsshClient cli = PqsshClient.builder().serverKeyVerifier((s, a, k) -> org.apache.sshd.common.config
+                .keys.KeyUtils.compareKeys(k, host.getPublic())).warningSink(w -> { }).identity(user)
+                .preferredAuthentications(List.of("publickey")).start();
+                ClientSession s = cli.login("dave", "127.0.0.1", sshd.getPort())) {
+            assertEquals("ssh-mldsa-65", s.getNegotiatedKexParameter(KexProposalOption.SERVERKEYS));
+            assertEquals("app:pq\n", s.executeRemoteCommand("pq"));
+        } finally {
+            sshd.stop(true);
+        }
+    }
+
     /** Keys made once per test class. */
     static final class MlKemKeys {
         static final KemKeyPair ML_KEM_768 = io.pqssh.core.kem.MlKem.generate(KemAlgorithm.MLKEM768,
