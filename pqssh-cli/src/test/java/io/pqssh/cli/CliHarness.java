@@ -149,8 +149,8 @@ final class CliHarness {
      */
     static String pqsshCommandLine() {
         return Path.of(System.getProperty("java.home"), "bin", "java") + " --enable-native-access=ALL-UNNAMED"
-                + " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp '" + System.getProperty("java.class.path")
-                + "' io.pqssh.cli.Main";
+                + " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp " + System.getProperty("java.class.path")
+                + " io.pqssh.cli.Main"; // used unquoted as $PQSSH: the class path has no blanks
     }
 
     /** Runs {@code script} with bash, {@code $PQSSH} set to {@link #pqsshCommandLine()}, bounded. */

@@ -73,10 +73,14 @@ public final class Failures {
 
     /** Removes "DefaultXxxFuture[...]: Failed (XxxException) to execute: " and similar wrappers. */
     static String strip(String m) {
-        String s = m.replaceAll("Default\\w*Future\\[[^\\]]*\\]:?\\s*", "")
-                .replaceAll("^Failed \\(\\w+\\) to execute:\\s*", "")
-                .replaceAll("^Failed to get operation result within specified timeout: \\d+ msec",
-                        "timed out");
+        String s = m;
+        java.util.regex.Matcher f = java.util.regex.Pattern.compile("Default\\w*Future\\[.*\\]:\\s*(.*)$",
+                java.util.regex.Pattern.DOTALL).matcher(s);
+        if (f.find()) {
+            s = s.substring(0, f.start()) + f.group(1);
+        }
+        s = s.replaceAll("Failed \\(\\w+\\) to execute:\\s*", "")
+                .replaceAll("^Failed to get operation result within specified timeout: \\d+ msec", "timed out");
         return s.strip();
     }
 }

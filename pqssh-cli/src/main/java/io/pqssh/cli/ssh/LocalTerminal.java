@@ -19,17 +19,21 @@ import org.jline.terminal.TerminalBuilder;
 /**
  * The local terminal while a remote pty session runs (JLine 3 with its FFM provider): its type, size and modes
  * for the pty request, raw mode as OpenSSH's {@code enter_raw_mode} sets it (no ISIG, so Ctrl-C is byte 0x03 for
- * the remote side), restored on every exit path (close, and a shutdown hook for signals), and SIGWINCH.
+ * the remote side; set through termios by FFM), restored on every exit path (close, and a shutdown hook for
+ * signals), and SIGWINCH.
  */
 final class LocalTerminal implements AutoCloseable {
     private final Terminal terminal;
     private final Attributes saved;
+    /** The settings found at start, byte for byte (JLine's Attributes drop the line speed). */
+    private final byte[] savedTermios;
     private final Thread restoreHook;
     private volatile boolean raw;
 
     private LocalTerminal(Terminal terminal) {
         this.terminal = terminal;
         this.saved = terminal.getAttributes();
+        this.savedTermios = Posix.tcgetattr(0);
         this.restoreHook = new Thread(this::restore, "pqssh-terminal-restore");
         Runtime.getRuntime().addShutdownHook(restoreHook);
     }
@@ -57,7 +61,9 @@ final class LocalTerminal implements AutoCloseable {
             PtyMode p = mode(c.name());
             if (p != null) {
                 int v = saved.getControlChar(c);
-                m.put(p, v == 0 ? 255 : v); // 0 is Linux's _POSIX_VDISABLE; the protocol says 255
+                if (v >= 0) { // JLine gives -1 for characters this system does not have (VDSUSP, VSTATUS)
+                    m.put(p, v == 0 ? 255 : v); // 0 is Linux's _POSIX_VDISABLE; the protocol says 255
+                }
             }
         }
         flags(m, saved.getInputFlags(), InputFlag.values());
@@ -84,25 +90,18 @@ final class LocalTerminal implements AutoCloseable {
         }
     }
 
-    /** OpenSSH's enter_raw_mode. */
-    void enterRaw() {
-        Attributes a = new Attributes(saved);
-        a.setInputFlag(InputFlag.IGNPAR, true);
-        a.setInputFlags(EnumSet.of(InputFlag.ISTRIP, InputFlag.INLCR, InputFlag.IGNCR, InputFlag.ICRNL,
-                InputFlag.IXON, InputFlag.IXANY, InputFlag.IXOFF), false);
-        a.setLocalFlags(EnumSet.of(LocalFlag.ISIG, LocalFlag.ICANON, LocalFlag.ECHO, LocalFlag.ECHOE,
-                LocalFlag.ECHOK, LocalFlag.ECHONL, LocalFlag.IEXTEN), false);
-        a.setOutputFlag(OutputFlag.OPOST, false);
-        a.setControlChar(ControlChar.VMIN, 1);
-        a.setControlChar(ControlChar.VTIME, 0);
-        terminal.setAttributes(a);
+    /** OpenSSH's enter_raw_mode (termios through FFM, so the line speed and all else stay as they were). */
+    synchronized void enterRaw() {
+        if (savedTermios == null || !Posix.tcsetattr(0, Posix.rawMode(savedTermios))) {
+            throw new IllegalStateException("cannot put the terminal in raw mode");
+        }
         raw = true;
     }
 
     /** Back to the settings found at start; safe to call more than once and from the shutdown hook. */
     synchronized void restore() {
         if (raw) {
-            terminal.setAttributes(saved);
+            Posix.tcsetattr(0, savedTermios);
             raw = false;
         }
     }
@@ -117,12 +116,17 @@ final class LocalTerminal implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        restore();
         try {
-            Runtime.getRuntime().removeShutdownHook(restoreHook);
-        } catch (IllegalStateException e) {
-            // already shutting down: the hook runs restore() itself
+            terminal.close();
+        } finally {
+            // after JLine's own close, which writes back its Attributes (without the line speed)
+            raw = true;
+            restore();
+            try {
+                Runtime.getRuntime().removeShutdownHook(restoreHook);
+            } catch (IllegalStateException e) {
+                // already shutting down: the hook runs restore() itself
+            }
         }
-        terminal.close();
     }
 }
