@@ -27,7 +27,7 @@ import io.pqssh.inventory.scan.Zgrab2Reader;
 
 /** ZGrab2 output as zgrab2 writes it (fixture: src/test/resources/io/pqssh/inventory/zgrab2/README.md). */
 class Zgrab2ReaderTest {
-    static final String FIXTURE = "/io/pqssh/inventory/zgrab2/real-records.jsonl";
+    public static final String FIXTURE = "/io/pqssh/inventory/zgrab2/real-records.jsonl";
 
     @TempDir
     Path dir;
@@ -49,14 +49,14 @@ class Zgrab2ReaderTest {
                 + ",\"timestamp\":\"2026-05-01T10:00:00Z\"}}}";
     }
 
-    record Read(List<ScanResult> results, List<String> bad) {
+    public record Read(List<ScanResult> results, List<String> bad) {
         ScanResult at(String target) {
             return results.stream().filter(r -> r.target().toString().equals(target)).findFirst()
                     .orElseThrow(() -> new AssertionError("no result for " + target + " in " + results));
         }
     }
 
-    static Read read(InputStream in) throws IOException {
+    public static Read read(InputStream in) throws IOException {
         List<ScanResult> out = new ArrayList<>();
         List<String> bad = new ArrayList<>();
         Zgrab2Reader.read(in, "fixture", 22, new Zgrab2Reader.Handler() {
