@@ -147,7 +147,7 @@ class PqKeysCliTest {
     private static int ssh(String port, Path identity, Path knownHosts, String strict) {
         return Main.run("ssh", "-p", port, "-i", identity.toString(), "-o", "StrictHostKeyChecking=" + strict,
                 "-o", "UserKnownHostsFile=" + knownHosts, "-o", "PreferredAuthentications=publickey",
-                "-o", "KEMAuthentication=no", "-o", "ConnectTimeout=20", "alice@127.0.0.1", "exit", "7");
+                "-o", "KEMAuthentication=no", "-o", "ConnectTimeout=20", CliHarness.user() + "@127.0.0.1", "exit", "7");
     }
 
     private static String waitForPort(Path portFile, Thread server) throws Exception {
