@@ -169,7 +169,14 @@ public final class KeygenCommand implements Callable<Integer> {
     private int generate(FingerprintHash hash) throws Exception {
         String name = KeyTypes.sshName(type);
         if (file == null) {
-            file = Path.of(System.getProperty("user.home"), ".ssh", "id_" + KeyTypes.fileSuffix(type));
+            Path sshDir = Path.of(System.getProperty("user.home"), ".ssh");
+            file = sshDir.resolve("id_" + KeyTypes.fileSuffix(type));
+            if (!Files.exists(sshDir)) {
+                // ssh-keygen creates ~/.ssh (0700) for its default path only; an explicit -f directory must exist
+                Files.createDirectory(sshDir, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                        java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+                System.out.println("Created directory '" + sshDir + "'.");
+            }
         }
         Path dir = file.toAbsolutePath().getParent();
         if (dir != null && !Files.isDirectory(dir)) {

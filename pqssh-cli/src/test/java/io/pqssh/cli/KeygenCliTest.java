@@ -105,6 +105,20 @@ class KeygenCliTest {
         try (var s = Files.list(dir)) {
             assertEquals(0, s.count(), "a refused keygen left files behind");
         }
+        // the default path is the one exception, as in ssh-keygen: ~/.ssh is created (0700)
+        String home = System.getProperty("user.home");
+        Path fakeHome = Files.createDirectory(dir.resolve("home"));
+        System.setProperty("user.home", fakeHome.toString());
+        try {
+            CliHarness.Result d = CliHarness.pqssh("keygen", "-t", "ed25519", "-N", "", "-q");
+            assertEquals(0, d.rc(), d.all());
+            assertTrue(d.out().contains("Created directory '" + fakeHome.resolve(".ssh") + "'."), d.all());
+            assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(
+                    Files.getPosixFilePermissions(fakeHome.resolve(".ssh"))));
+            assertTrue(Files.exists(fakeHome.resolve(".ssh/id_ed25519")));
+        } finally {
+            System.setProperty("user.home", home);
+        }
     }
 
     @Test
