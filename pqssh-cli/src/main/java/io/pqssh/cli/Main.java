@@ -23,6 +23,8 @@ public final class Main implements Runnable {
         SUBCOMMANDS.put("ssh", "io.pqssh.cli.SshCommand");
         SUBCOMMANDS.put("agent", "io.pqssh.cli.agent.AgentCommand");
         SUBCOMMANDS.put("add", "io.pqssh.cli.agent.AddCommand");
+        SUBCOMMANDS.put("scp", "io.pqssh.cli.transfer.ScpCommand");
+        SUBCOMMANDS.put("sftp", "io.pqssh.cli.transfer.SftpCommand");
         SUBCOMMANDS.put("keygen", "io.pqssh.cli.KeygenCommand");
         SUBCOMMANDS.put("passwd", "io.pqssh.cli.PasswdCommand");
         SUBCOMMANDS.put("lab", "io.pqssh.cli.LabCommand");

@@ -53,6 +53,22 @@ public final class SshCommand implements Callable<Integer> {
     @Parameters(index = "1..*", paramLabel = "command", description = "Remote command.")
     List<String> command = new ArrayList<>();
 
+    /**
+     * For {@code pqssh scp}/{@code pqssh sftp}: what to do with the authenticated session instead of a shell or
+     * command (same configuration, identities, host key checking, agent and jumps as {@code pqssh ssh}).
+     */
+    public interface SessionUser {
+        int use(ClientSession session) throws Exception;
+    }
+
+    SessionUser sessionUser;
+
+    /** Logs in and runs {@code user} on the session; 255 when connecting or logging in fails, as {@link #call}. */
+    public int callWith(SessionUser user) {
+        this.sessionUser = user;
+        return call();
+    }
+
     @Option(names = "-p", paramLabel = "port", description = "Port to connect to.")
     Integer port;
 
@@ -471,6 +487,9 @@ public final class SshCommand implements Callable<Integer> {
                 if (sessionType.equals("none")) {
                     session.waitFor(java.util.EnumSet.of(org.apache.sshd.client.session.ClientSession.ClientSessionEvent.CLOSED), 0L);
                     return 0;
+                }
+                if (sessionUser != null) {
+                    return sessionUser.use(session);
                 }
                 SessionRunner runner = new SessionRunner(session, log, System.in, out, err,
                         io.pqssh.cli.ssh.Terminals.stdinIsTerminal());

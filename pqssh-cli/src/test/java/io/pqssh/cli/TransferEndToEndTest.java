@@ -1,0 +1,192 @@
+package io.pqssh.cli;
+
+import static io.pqssh.cli.CliHarness.pub;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code pqssh scp} (SFTP and legacy -O) and {@code pqssh sftp -b} against {@code pqssh server} and Debian's OpenSSH
+ * sshd with its sftp-server: SHA-256-checked round trips of files and -r directories, batch exit status on errors.
+ */
+class TransferEndToEndTest {
+    @TempDir
+    Path dir;
+
+    private ForwardingHarness h;
+    private Path key;
+    private Process sshd;
+    private Path sshdLog;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        CliHarness.requireBinary(CliHarness.SSH_KEYGEN, "openssh-client");
+        h = new ForwardingHarness(dir);
+        key = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        if (sshd != null) {
+            sshd.destroy();
+            if (!sshd.waitFor(5, TimeUnit.SECONDS)) {
+                sshd.destroyForcibly();
+            }
+        }
+        h.close();
+    }
+
+    private Path authorized() throws Exception {
+        Path a = dir.resolve("authorized_keys");
+        Files.writeString(a, Files.readString(pub(key)));
+        return a;
+    }
+
+    private int startSshd() throws Exception {
+        CliHarness.requireBinary(CliHarness.SSHD, "openssh-server");
+        CliHarness.ensureSshdPrivsepDir();
+        Path hostKey = CliHarness.sshKeygen(dir.resolve("sshd_host_key"), "ed25519");
+        for (int attempt = 0; attempt < 3; attempt++) {
+            int port = CliHarness.freePort();
+            Path config = dir.resolve("sshd_config-" + port);
+            Files.writeString(config, String.join("\n", "ListenAddress 127.0.0.1", "HostKey " + hostKey,
+                    "AuthorizedKeysFile " + authorized(), "StrictModes no", "UsePAM no", "PidFile none",
+                    "PermitRootLogin yes", "PasswordAuthentication no", "KbdInteractiveAuthentication no",
+                    "AllowUsers " + CliHarness.user(), "Subsystem sftp /usr/lib/openssh/sftp-server", ""));
+            sshdLog = dir.resolve("sshd-" + port + ".log");
+            sshd = new ProcessBuilder(CliHarness.SSHD.toString(), "-D", "-e", "-f", config.toString(), "-p",
+                    String.valueOf(port)).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                    .redirectErrorStream(true).redirectOutput(sshdLog.toFile()).start();
+            Process p = sshd;
+            CliHarness.waitUntil(Duration.ofSeconds(10), () -> !p.isAlive()
+                    || CliHarness.read(sshdLog).contains("Server listening on 127.0.0.1 port " + port),
+                    () -> "sshd did not start: " + CliHarness.read(sshdLog));
+            if (p.isAlive()) {
+                return port;
+            }
+        }
+        fail("sshd did not start: " + CliHarness.read(sshdLog));
+        return -1;
+    }
+
+    private List<String> opts(String portFlag, int port) {
+        return new ArrayList<>(List.of(portFlag, String.valueOf(port), "-i", key.toString(),
+                "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=" + dir.resolve("known_hosts")));
+    }
+
+    private CliHarness.Result scp(int port, String... rest) throws Exception {
+        List<String> a = new ArrayList<>(List.of("scp"));
+        a.addAll(opts("-P", port));
+        a.addAll(List.of(rest));
+        return CliHarness.pqssh(a.toArray(String[]::new));
+    }
+
+    private CliHarness.Result sftpBatch(int port, Path batch) throws Exception {
+        List<String> a = new ArrayList<>(List.of("sftp"));
+        a.addAll(opts("-P", port));
+        a.addAll(List.of("-b", batch.toString(), CliHarness.user() + "@127.0.0.1"));
+        return CliHarness.pqssh(a.toArray(String[]::new));
+    }
+
+    private static String sha256(Path f) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(f)));
+    }
+
+    private static Path randomFile(Path f, int size) throws Exception {
+        byte[] b = new byte[size];
+        new SecureRandom().nextBytes(b);
+        Files.createDirectories(f.getParent());
+        Files.write(f, b);
+        return f;
+    }
+
+    @Test
+    void againstPqsshServer() throws Exception {
+        roundTrips(h.startServer(authorized()), "pqssh");
+    }
+
+    @Test
+    void againstOpenSshServer() throws Exception {
+        roundTrips(startSshd(), "openssh");
+    }
+
+    private void roundTrips(int port, String tag) throws Exception {
+        String remote = CliHarness.user() + "@127.0.0.1:";
+        Path src = randomFile(dir.resolve("src/big.bin"), 3 * 1024 * 1024 + 17);
+        Path tree = dir.resolve("src/tree");
+        randomFile(tree.resolve("a.bin"), 100_000);
+        randomFile(tree.resolve("sub/b.bin"), 12_345);
+        Files.createDirectories(tree.resolve("empty"));
+        Path remoteDir = Files.createDirectories(dir.resolve("remote-" + tag));
+        Path back = Files.createDirectories(dir.resolve("back-" + tag));
+
+        // SFTP (default): file up and down
+        CliHarness.Result up = scp(port, src.toString(), remote + remoteDir + "/");
+        assertEquals(0, up.rc(), up.all());
+        assertEquals(sha256(src), sha256(remoteDir.resolve("big.bin")));
+        CliHarness.Result down = scp(port, remote + remoteDir.resolve("big.bin"), back.resolve("copy.bin").toString());
+        assertEquals(0, down.rc(), down.all());
+        assertEquals(sha256(src), sha256(back.resolve("copy.bin")));
+
+        // -r directories both ways
+        CliHarness.Result upR = scp(port, "-r", tree.toString(), remote + remoteDir);
+        assertEquals(0, upR.rc(), upR.all());
+        assertEquals(sha256(tree.resolve("sub/b.bin")), sha256(remoteDir.resolve("tree/sub/b.bin")));
+        assertTrue(Files.isDirectory(remoteDir.resolve("tree/empty")));
+        CliHarness.Result downR = scp(port, "-r", remote + remoteDir.resolve("tree"), back.toString());
+        assertEquals(0, downR.rc(), downR.all());
+        assertEquals(sha256(tree.resolve("a.bin")), sha256(back.resolve("tree/a.bin")));
+        assertEquals(sha256(tree.resolve("sub/b.bin")), sha256(back.resolve("tree/sub/b.bin")));
+
+        // a directory without -r, and a missing remote file: exit 1
+        CliHarness.Result noR = scp(port, tree.toString(), remote + remoteDir.resolve("x"));
+        assertEquals(1, noR.rc(), noR.all());
+        CliHarness.Result missing = scp(port, remote + remoteDir.resolve("nope.bin"), back.toString());
+        assertEquals(1, missing.rc(), missing.all());
+
+        // legacy SCP protocol (-O)
+        CliHarness.Result legacy = scp(port, "-O", src.toString(), remote + remoteDir.resolve("legacy.bin"));
+        assertEquals(0, legacy.rc(), legacy.all());
+        assertEquals(sha256(src), sha256(remoteDir.resolve("legacy.bin")));
+        CliHarness.Result legacyR = scp(port, "-O", "-r", remote + remoteDir.resolve("tree"),
+                back.resolve("legacy-tree").toString());
+        assertEquals(0, legacyR.rc(), legacyR.all());
+        assertEquals(sha256(tree.resolve("sub/b.bin")), sha256(back.resolve("legacy-tree/sub/b.bin")));
+
+        // sftp -b: put, ls, get in another local directory, mkdir, rm, rename
+        Path work = Files.createDirectories(dir.resolve("sftp-" + tag));
+        Path batch = dir.resolve("batch-" + tag);
+        Files.writeString(batch, String.join("\n", "cd " + remoteDir, "mkdir made", "put " + src + " made/p.bin",
+                "ls made", "lcd " + work, "get made/p.bin", "rename made/p.bin made/q.bin", "pwd",
+                "-rm does-not-exist", "rm made/q.bin", "rmdir made", "exit", ""));
+        CliHarness.Result ok = sftpBatch(port, batch);
+        assertEquals(0, ok.rc(), ok.all());
+        assertTrue(ok.out().contains("sftp> ls made\np.bin\n"), ok.all());
+        assertTrue(ok.out().contains("Remote working directory: " + remoteDir.toRealPath()), ok.all());
+        assertEquals(sha256(src), sha256(work.resolve("p.bin")));
+        assertFalse(Files.exists(remoteDir.resolve("made")), "rmdir in the batch did not happen");
+
+        // the first failing command ends the batch with exit status 1; later commands do not run
+        Path bad = dir.resolve("bad-" + tag);
+        Files.writeString(bad, String.join("\n", "cd " + remoteDir, "get no-such-file", "mkdir after-error", ""));
+        CliHarness.Result failed = sftpBatch(port, bad);
+        assertEquals(1, failed.rc(), failed.all());
+        assertFalse(Files.exists(remoteDir.resolve("after-error")), "a command after the error ran");
+    }
+}
