@@ -152,11 +152,23 @@ class SshPtyTmuxTest {
                     Files.readString(after).replace("rows 40; columns 120;", "SIZE"), "stty -a differs after the session");
         }
 
-        // ~. disconnects (after a newline), exit status 255 as ssh, terminal restored
+        // an unknown host key is asked about on the terminal (StrictHostKeyChecking ask, the default) and recorded;
+        // ~? lists the escapes; ~. disconnects (after a newline), exit status 255 as ssh, terminal restored
         Files.deleteIfExists(rc);
         Files.deleteIfExists(after);
-        try (TmuxPane pane = new TmuxPane(script, 100, 30)) {
+        Path freshKnownHosts = dir.resolve("known_hosts_fresh");
+        Path askScript = TmuxPane.script(dir, "ask.sh", "stty -a > " + before + "\n"
+                + sshLine(key, hostKey, port).replace(dir.resolve("known_hosts").toString(), freshKnownHosts.toString())
+                + "\necho $? > " + rc + "\nstty -a > " + after + "\necho LOCAL-SCRIPT-DONE");
+        try (TmuxPane pane = new TmuxPane(askScript, 100, 30)) {
+            pane.awaitText(WAIT, "Are you sure you want to continue connecting (yes/no/[fingerprint])?");
+            pane.line("yes");
             awaitRemoteShell(pane);
+            assertTrue(Files.readString(freshKnownHosts).contains("[127.0.0.1]:" + port + " ssh-ed25519 "),
+                    Files.readString(freshKnownHosts));
+            pane.key("Enter");
+            pane.type("~?");
+            pane.awaitText(WAIT, "Supported escape sequences:");
             pane.key("Enter");
             pane.type("~.");
             String s = pane.awaitText(WAIT, "LOCAL-SCRIPT-DONE");
