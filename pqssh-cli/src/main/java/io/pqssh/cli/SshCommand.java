@@ -63,6 +63,9 @@ public final class SshCommand implements Callable<Integer> {
 
     SessionUser sessionUser;
 
+    /** Set when this destination is reached through ProxyJump: the local end of the forwarding to it. */
+    private Integer jumpPort;
+
     /** Logs in and runs {@code user} on the session; 255 when connecting or logging in fails, as {@link #call}. */
     public int callWith(SessionUser user) {
         this.sessionUser = user;
@@ -300,9 +303,14 @@ public final class SshCommand implements Callable<Integer> {
         String user = config.user();
         Prompter prompter = new Prompter(config.batchMode(), System.getenv());
         Forwarding.checkSupported(config);
-        if (!config.proxyJump().isEmpty()) {
-            throw new ConfigException("ProxyJump " + String.join(",", config.proxyJump())
-                    + ": not implemented yet in pqssh ssh");
+        if (!config.proxyJump().isEmpty() && jumpPort == null) {
+            // log in to the jump hosts first; this destination is then reached through a forwarding on the last
+            ClientLog jumpLog = log;
+            return io.pqssh.cli.forward.JumpHosts.connect(config.proxyJump(), host, p, configFile, verbose.length,
+                    quiet, localPort -> {
+                        jumpPort = localPort;
+                        return run(config, jumpLog);
+                    });
         }
 
         PqsshClient.Builder b = PqsshClient.builder()
@@ -329,6 +337,10 @@ public final class SshCommand implements Callable<Integer> {
         }
         b.preferredAuthentications(preferredAuthentications(config));
         b.customize(c -> ClientSetup.apply(c, config, log, prompter));
+        if (jumpPort != null) {
+            // through a jump host: host keys are checked for the destination, not the local forwarding's address
+            io.pqssh.cli.forward.JumpHosts.checkHostKeysAs(b, host, p);
+        }
 
         // identities
         Identities loader = new Identities(prompter, log, config.string("NumberOfPasswordPrompts")
@@ -463,7 +475,8 @@ public final class SshCommand implements Callable<Integer> {
                 for (int attempt = 1; session == null; attempt++) {
                     log.debug1("Connecting to " + host + " port " + p + ".");
                     try {
-                        session = client.login(user, host, p);
+                        session = jumpPort == null ? client.login(user, host, p)
+                                : client.login(user, "127.0.0.1", jumpPort);
                     } catch (Exception e) {
                         if (attempt < attempts && Failures.connect(e, host, p) != null) {
                             log.debug1("connect attempt " + attempt + " failed: " + Failures.oneLine(e));

@@ -88,6 +88,15 @@ public final class HostKeyCheck {
                 return ok;
             }
 
+            /** Through a jump host only the destination names the host, not the local forwarding's address. */
+            @Override
+            protected java.util.Collection<org.apache.sshd.common.util.net.SshdSocketAddress>
+                    resolveHostNetworkIdentities(ClientSession s, SocketAddress a) {
+                org.apache.sshd.common.util.net.SshdSocketAddress t =
+                        s.getAttribute(org.apache.sshd.client.session.ClientSessionCreator.TARGET_SERVER);
+                return t != null ? java.util.List.of(t) : super.resolveHostNetworkIdentities(s, a);
+            }
+
             @Override
             protected void updateModifiedServerKey(ClientSession s, SocketAddress a, PublicKey actual,
                     java.util.Collection<HostEntryPair> known, HostEntryPair match) {

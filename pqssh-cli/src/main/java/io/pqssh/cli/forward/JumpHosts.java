@@ -1,0 +1,81 @@
+package io.pqssh.cli.forward;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.sshd.client.session.ClientSessionCreator;
+import org.apache.sshd.client.session.forward.ExplicitPortForwardingTracker;
+import org.apache.sshd.common.session.Session;
+import org.apache.sshd.common.session.SessionListener;
+import org.apache.sshd.common.util.net.SshdSocketAddress;
+
+import io.pqssh.cli.SshCommand;
+import io.pqssh.mina.client.PqsshClient;
+import picocli.CommandLine;
+
+/**
+ * {@code -J}/{@code ProxyJump}: each hop is logged in to as {@code pqssh ssh} would (its own ssh_config settings, the
+ * same {@code -F}, {@code -v}/{@code -q}; not the command line's {@code -i}/{@code -o}, as OpenSSH), through the hops
+ * before it; the last hop forwards a loopback port to the destination. OpenSSH runs {@code ssh -W} over stdio
+ * instead; here the destination's connection goes through a listener on 127.0.0.1 that exists while the
+ * connection lasts.
+ */
+public final class JumpHosts {
+    /** The rest of the login, given the local port that reaches the destination. */
+    @FunctionalInterface
+    public interface Through {
+        int connect(int localPort) throws Exception;
+    }
+
+    private JumpHosts() {
+    }
+
+    public static int connect(List<String> hops, String host, int port, String configFile, int verbosity,
+            boolean quiet, Through then) {
+        String last = hops.get(hops.size() - 1).strip();
+        List<String> before = hops.subList(0, hops.size() - 1);
+        List<String> args = new ArrayList<>();
+        if (configFile != null) {
+            args.addAll(List.of("-F", configFile));
+        }
+        if (!before.isEmpty()) {
+            args.addAll(List.of("-J", String.join(",", before)));
+        }
+        for (int i = 0; i < verbosity; i++) {
+            args.add("-v");
+        }
+        if (quiet) {
+            args.add("-q");
+        }
+        String dest = last;
+        if (!last.startsWith("ssh://")) {
+            // [user@]host[:port], as ssh -J
+            int at = last.lastIndexOf('@');
+            int colon = last.lastIndexOf(':');
+            if (colon > at && last.indexOf(']') < colon && last.substring(colon + 1).matches("\\d+")) {
+                args.addAll(List.of("-p", last.substring(colon + 1)));
+                dest = last.substring(0, colon).replace("[", "").replace("]", "");
+            }
+        }
+        args.addAll(List.of("-T", dest));
+        SshCommand hop = new SshCommand();
+        new CommandLine(hop).parseArgs(args.toArray(String[]::new));
+        return hop.callWith(session -> {
+            try (ExplicitPortForwardingTracker t = session.createLocalPortForwardingTracker(
+                    new SshdSocketAddress("127.0.0.1", 0), new SshdSocketAddress(host, port))) {
+                return then.connect(t.getBoundAddress().getPort());
+            }
+        });
+    }
+
+    /** Marks the client's sessions as being for {@code host:port}, which the host key check then uses. */
+    public static void checkHostKeysAs(PqsshClient.Builder b, String host, int port) {
+        SshdSocketAddress target = new SshdSocketAddress(host, port);
+        b.customize(c -> c.addSessionListener(new SessionListener() {
+            @Override
+            public void sessionCreated(Session session) {
+                session.setAttribute(ClientSessionCreator.TARGET_SERVER, target);
+            }
+        }));
+    }
+}
