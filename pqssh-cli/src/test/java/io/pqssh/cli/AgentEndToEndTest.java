@@ -171,6 +171,36 @@ class AgentEndToEndTest {
     }
 
     @Test
+    void backgroundAgentPrintsItsEnvironmentAndMinusKStopsIt() throws Exception {
+        ForwardingHarness.Proc start = h.startPqssh(Map.of(), "agent");
+        assertEquals(0, start.waitFor(Duration.ofSeconds(90)), start.output());
+        String out = CliHarness.read(start.out());
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                "SSH_AUTH_SOCK=(\\S+); export SSH_AUTH_SOCK;\nSSH_AGENT_PID=(\\d+); export SSH_AGENT_PID;\necho Agent pid \\2;\n")
+                .matcher(out);
+        assertTrue(m.matches(), out);
+        Path sock = Path.of(m.group(1));
+        long pid = Long.parseLong(m.group(2));
+        try {
+            assertTrue(Files.exists(sock), "no socket " + sock);
+            assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+                    Files.getPosixFilePermissions(sock)));
+            assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(
+                    Files.getPosixFilePermissions(sock.getParent())));
+            try (AgentClient a = AgentClient.connect(sock)) {
+                assertTrue(a.identities().isEmpty());
+            }
+            ForwardingHarness.Proc kill = h.startPqssh(Map.of("SSH_AGENT_PID", String.valueOf(pid)), "agent", "-k");
+            assertEquals(0, kill.waitFor(Duration.ofSeconds(90)), kill.output());
+            CliHarness.waitUntil(Duration.ofSeconds(30), () -> ProcessHandle.of(pid).isEmpty()
+                    && !Files.exists(sock.getParent()), () -> "agent " + pid + " still running or " + sock
+                    + " left behind");
+        } finally {
+            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy); // ours: started by this test
+        }
+    }
+
+    @Test
     void agentRefusesUnknownExtensionsAndBadKemRequests() throws Exception {
         Path sock = dir.resolve("pqssh-agent.sock");
         pqsshAgent(sock);

@@ -57,9 +57,7 @@ public final class AgentCommand implements Callable<Integer> {
             Thread hook = new Thread(() -> {
                 try {
                     server.close();
-                    if (socket == null) {
-                        Files.deleteIfExists(path.getParent());
-                    }
+                    removeOwnDirectory(path);
                 } catch (java.io.IOException e) {
                     // exiting anyway
                 }
@@ -72,13 +70,26 @@ public final class AgentCommand implements Callable<Integer> {
             } catch (InterruptedException e) {
                 Runtime.getRuntime().removeShutdownHook(hook);
                 agent.removeAll();
-                if (socket == null) {
-                    server.close();
-                    Files.deleteIfExists(path.getParent());
-                }
+                server.close();
+                removeOwnDirectory(path);
             }
         }
         return 0;
+    }
+
+    /**
+     * The private directory {@link AgentSocketServer#newSocketPath} made (also when the background copy got it as
+     * {@code -a}): removed once empty; any other directory is left alone.
+     */
+    private static void removeOwnDirectory(Path socketPath) {
+        Path d = socketPath.getParent();
+        if (d != null && d.getFileName().toString().startsWith("pqssh-")) {
+            try {
+                Files.deleteIfExists(d);
+            } catch (java.io.IOException e) {
+                // not empty or not ours: leave it
+            }
+        }
     }
 
     /** A JVM cannot fork: start a copy with -D in its own session and report its socket and PID. */
