@@ -49,10 +49,13 @@ class ServerLogCliTest {
         Path portFile = dir.resolve("port");
         Path err = dir.resolve("stderr.log");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-                "server", "-f", config.toString(), "--port-file", portFile.toString()).directory(dir.toFile())
-                .redirectErrorStream(false).redirectError(err.toFile()).redirectOutput(dir.resolve("out").toFile())
-                .start();
+        ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+                Main.class.getName(), "server", "-f", config.toString(), "--port-file", portFile.toString())
+                .directory(dir.toFile()).redirectErrorStream(false).redirectError(err.toFile())
+                .redirectOutput(dir.resolve("out").toFile());
+        // the default host key goes here, not to /etc/pqssh (root) or ~/.config/pqssh
+        pb.environment().put("PQSSH_CONFIG_DIR", dir.resolve("config").toString());
+        Process p = pb.start();
         try {
             CliHarness.waitUntil(T, () -> CliHarness.read(portFile).strip().matches("\\d+"),
                     () -> "pqssh server wrote no port:\n" + CliHarness.read(err));
