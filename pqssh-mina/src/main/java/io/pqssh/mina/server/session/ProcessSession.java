@@ -1,5 +1,8 @@
 package io.pqssh.mina.server.session;
 
+import static io.pqssh.mina.server.session.SessionStreams.copy;
+import static io.pqssh.mina.server.session.SessionStreams.daemon;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -71,9 +74,9 @@ final class ProcessSession implements Command {
         process = p;
         env.addSignalListener((ch, signal) -> forward(signal));
         long pid = p.pid();
-        Thread stdout = daemon("session-out-" + pid, () -> copy(p.getInputStream(), out, false));
-        Thread stderr = daemon("session-err-" + pid, () -> copy(p.getErrorStream(), err, false));
-        daemon("session-in-" + pid, () -> copy(in, p.getOutputStream(), true));
+        Thread stdout = daemon("session-out-" + pid, () -> copy(p.getInputStream(), out, BUFFER, false));
+        Thread stderr = daemon("session-err-" + pid, () -> copy(p.getErrorStream(), err, BUFFER, false));
+        daemon("session-in-" + pid, () -> copy(in, p.getOutputStream(), BUFFER, true));
         daemon("session-wait-" + pid, () -> awaitExit(p, stdout, stderr));
         LOG.debug("session for {} (uid {}): pid {}", account.name(), account.uid(), pid);
     }
@@ -86,29 +89,6 @@ final class ProcessSession implements Command {
         // the process is the user's shell (setpriv and bash -c exec in place), or the command it exec'd
         if (!Termios.kill(p.pid(), signal.getNumeric())) {
             LOG.debug("signal {} to pid {}: no such process", signal, p.pid());
-        }
-    }
-
-    /** Copies until EOF; closes the destination at EOF when it is the process's stdin (the client sent EOF). */
-    private static void copy(InputStream from, OutputStream to, boolean closeAtEof) {
-        byte[] buf = new byte[BUFFER];
-        try {
-            for (int n; (n = from.read(buf)) >= 0;) {
-                if (n > 0) {
-                    to.write(buf, 0, n);
-                    to.flush();
-                }
-            }
-        } catch (IOException e) {
-            // the process or the channel went away: nothing more to copy
-        } finally {
-            if (closeAtEof) {
-                try {
-                    to.close();
-                } catch (IOException e) {
-                    // already gone
-                }
-            }
         }
     }
 
@@ -131,12 +111,5 @@ final class ProcessSession implements Command {
         if (p != null && p.isAlive()) {
             p.destroy();
         }
-    }
-
-    private static Thread daemon(String name, Runnable r) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        t.start();
-        return t;
     }
 }

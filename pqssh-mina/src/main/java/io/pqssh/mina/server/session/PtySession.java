@@ -1,5 +1,8 @@
 package io.pqssh.mina.server.session;
 
+import static io.pqssh.mina.server.session.SessionStreams.copy;
+import static io.pqssh.mina.server.session.SessionStreams.daemon;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -38,6 +41,7 @@ import io.pqssh.mina.server.login.Account;
 final class PtySession implements Command {
     private static final Logger LOG = LoggerFactory.getLogger(PtySession.class);
     private static final long DRAIN_MILLIS = 1000;
+    private static final int BUFFER = 32 * 1024;
 
     private final String command;
     private InputStream in;
@@ -95,8 +99,8 @@ final class PtySession implements Command {
                 launch.directory().toString(), pty, null, false);
         process = p;
         env.addSignalListener((ch, signal) -> onSignal(signal, e));
-        Thread output = daemon("pty-out-" + p.pid(), () -> copyOut(p.getInputStream()));
-        daemon("pty-in-" + p.pid(), () -> copyIn(p.getOutputStream()));
+        Thread output = daemon("pty-out-" + p.pid(), () -> copy(p.getInputStream(), out, BUFFER, false));
+        daemon("pty-in-" + p.pid(), () -> copy(in, p.getOutputStream(), BUFFER, false));
         daemon("pty-wait-" + p.pid(), () -> awaitExit(p, output));
         LOG.debug("pty session {} for {} (uid {}): pid {}", slave, account.name(), account.uid(), p.pid());
     }
@@ -129,32 +133,6 @@ final class PtySession implements Command {
                     number(env.get(Environment.ENV_LINES), 24)));
         } else if (!Termios.kill(p.pid(), signal.getNumeric())) {
             LOG.debug("signal {} to pid {}: no such process", signal, p.pid());
-        }
-    }
-
-    private void copyOut(InputStream from) {
-        byte[] buf = new byte[32 * 1024];
-        try {
-            for (int n; (n = from.read(buf)) >= 0;) {
-                if (n > 0) {
-                    out.write(buf, 0, n);
-                    out.flush();
-                }
-            }
-        } catch (IOException e) {
-            // EIO: every slave descriptor closed (the session ended), or the channel went away
-        }
-    }
-
-    private void copyIn(OutputStream to) {
-        byte[] buf = new byte[32 * 1024];
-        try {
-            for (int n; (n = in.read(buf)) >= 0;) {
-                to.write(buf, 0, n);
-                to.flush();
-            }
-        } catch (IOException e) {
-            // the process or the channel is gone
         }
     }
 
@@ -199,12 +177,5 @@ final class PtySession implements Command {
         } catch (NumberFormatException e) {
             return dflt;
         }
-    }
-
-    private static Thread daemon(String name, Runnable r) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        t.start();
-        return t;
     }
 }
