@@ -11,19 +11,7 @@ import io.pqssh.mina.kex.PqKex;
 /** Algorithm tables for classification: OpenSSH 10's client defaults, what is post-quantum, what is weak. */
 public final class Algorithms {
     /** OpenSSH 10.x {@code KEX_CLIENT_KEX} (myproposal.h): the order a current OpenSSH client proposes. */
-    public static final List<String> OPENSSH10_CLIENT_KEX = List.of(
-            "mlkem768x25519-sha256",
-            "sntrup761x25519-sha512",
-            "sntrup761x25519-sha512@openssh.com",
-            "curve25519-sha256",
-            "curve25519-sha256@libssh.org",
-            "ecdh-sha2-nistp256",
-            "ecdh-sha2-nistp384",
-            "ecdh-sha2-nistp521",
-            "diffie-hellman-group-exchange-sha256",
-            "diffie-hellman-group16-sha512",
-            "diffie-hellman-group18-sha512",
-            "diffie-hellman-group14-sha256");
+    public static final List<String> OPENSSH10_CLIENT_KEX = io.pqssh.mina.kex.KexInitDefaults.OPENSSH_CLIENT_KEX;
 
     /** What pqssh's client proposes. */
     public static final List<String> PQSSH_KEX = io.pqssh.mina.kex.KexInitDefaults.CLIENT_KEX;
