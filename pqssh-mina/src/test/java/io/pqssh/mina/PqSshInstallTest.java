@@ -31,7 +31,6 @@ import org.apache.sshd.server.SshServer;
 import org.apache.sshd.server.auth.password.UserAuthPasswordFactory;
 import org.apache.sshd.server.command.CommandFactory;
 import org.apache.sshd.server.shell.ShellFactory;
-import org.apache.sshd.server.command.AbstractCommandSupport;
 import org.junit.jupiter.api.Test;
 
 import io.pqssh.core.kem.KemAlgorithm;
@@ -53,27 +52,8 @@ class PqSshInstallTest {
             "sntrup761x25519-sha512", "sntrup761x25519-sha512@openssh.com", "mlkem1024nistp384-sha384",
             "mlkem768nistp256-sha256");
 
-    /** The application's own exec handler: answers "app:" + the command, never runs a process. */
-    static final class AppCommand extends AbstractCommandSupport {
-        AppCommand(String command) {
-            super(command, null);
-        }
-
-        @Override
-        public void run() {
-            try {
-                OutputStream out = getOutputStream();
-                out.write(("app:" + getCommand() + "\n").getBytes(StandardCharsets.UTF_8));
-                out.flush();
-                onExit(0);
-            } catch (IOException e) {
-                onExit(1, e.toString());
-            }
-        }
-    }
-
-    private static final CommandFactory APP_COMMANDS = (channel, command) -> new AppCommand(command);
-    private static final ShellFactory APP_SHELL = channel -> new AppCommand("shell");
+    private static final CommandFactory APP_COMMANDS = (channel, command) -> new EchoCommand("app:", command);
+    private static final ShellFactory APP_SHELL = channel -> new EchoCommand("app:", "shell");
 
     /** A plain MINA server as an application sets one up: its command and shell, password login, one property. */
     private static SshServer appServer() {

@@ -27,7 +27,6 @@ import org.apache.sshd.common.keyprovider.KeyPairProvider;
 import org.apache.sshd.common.session.Session;
 import org.apache.sshd.common.session.SessionListener;
 import org.apache.sshd.common.config.keys.writer.openssh.OpenSSHKeyPairResourceWriter;
-import org.apache.sshd.server.command.AbstractCommandSupport;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,6 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 import com.jcraft.jsch.ChannelExec;
 import com.jcraft.jsch.JSch;
 
+import io.pqssh.mina.EchoCommand;
 import io.pqssh.mina.TestKeys;
 import io.pqssh.mina.kex.PqKex;
 import io.pqssh.mina.server.PqsshServer;
@@ -51,30 +51,11 @@ class ThirdPartyClientsTest {
     private static final Map<Integer, String> KEX_BY_CLIENT_PORT = new ConcurrentHashMap<>();
     private static PqsshServer server;
 
-    /** Answers "pqssh:" + the command: the exec path without a process. */
-    private static final class Echo extends AbstractCommandSupport {
-        Echo(String command) {
-            super(command, null);
-        }
-
-        @Override
-        public void run() {
-            try {
-                OutputStream out = getOutputStream();
-                out.write(("pqssh:" + getCommand() + "\n").getBytes(StandardCharsets.UTF_8));
-                out.flush();
-                onExit(0);
-            } catch (IOException e) {
-                onExit(1, e.toString());
-            }
-        }
-    }
-
     @BeforeAll
     static void start() throws IOException {
         server = PqsshServer.builder().host("127.0.0.1").port(0).hostKeys(KeyPairProvider.wrap(HOST))
                 .publickey((u, k, s) -> "carol".equals(u) && k.equals(USER.getPublic()))
-                .commandFactory((channel, command) -> new Echo(command)).start();
+                .commandFactory((channel, command) -> new EchoCommand("pqssh:", command)).start();
         server.sshd().addSessionListener(new SessionListener() {
             @Override
             public void sessionNegotiationEnd(Session session, Map<KexProposalOption, String> c,

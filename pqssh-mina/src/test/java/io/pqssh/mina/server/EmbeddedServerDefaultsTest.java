@@ -23,12 +23,12 @@ import org.apache.sshd.client.keyverifier.AcceptAllServerKeyVerifier;
 import org.apache.sshd.client.session.ClientSession;
 import org.apache.sshd.common.keyprovider.KeyPairProvider;
 import org.apache.sshd.core.CoreModuleProperties;
-import org.apache.sshd.server.command.AbstractCommandSupport;
 import org.apache.sshd.server.command.CommandFactory;
 import org.apache.sshd.server.shell.ShellFactory;
 import org.apache.sshd.sftp.client.SftpClientFactory;
 import org.junit.jupiter.api.Test;
 
+import io.pqssh.mina.EchoCommand;
 import io.pqssh.mina.TestKeys;
 
 /**
@@ -39,24 +39,6 @@ import io.pqssh.mina.TestKeys;
 class EmbeddedServerDefaultsTest {
     private static final KeyPair HOST = TestKeys.ed25519();
     private static final KeyPair USER = TestKeys.ed25519();
-
-    private static final class Echo extends AbstractCommandSupport {
-        Echo(String command) {
-            super(command, null);
-        }
-
-        @Override
-        public void run() {
-            try {
-                OutputStream out = getOutputStream();
-                out.write(("app:" + getCommand() + "\n").getBytes(StandardCharsets.UTF_8));
-                out.flush();
-                onExit(0);
-            } catch (IOException e) {
-                onExit(1, e.toString());
-            }
-        }
-    }
 
     private static PqsshServer.Builder builder() {
         return PqsshServer.builder().host("127.0.0.1").port(0).hostKeys(KeyPairProvider.wrap(HOST))
@@ -126,8 +108,8 @@ class EmbeddedServerDefaultsTest {
 
     @Test
     void theApplicationsCommandAndShellFactoriesAreUsedAsGiven() throws Exception {
-        CommandFactory commands = (channel, command) -> new Echo(command);
-        ShellFactory shell = channel -> new Echo("shell");
+        CommandFactory commands = (channel, command) -> new EchoCommand("app:", command);
+        ShellFactory shell = channel -> new EchoCommand("app:", "shell");
         try (PqsshServer srv = builder().commandFactory(commands).shellFactory(shell).start()) {
             assertSame(commands, srv.sshd().getCommandFactory());
             assertSame(shell, srv.sshd().getShellFactory());
