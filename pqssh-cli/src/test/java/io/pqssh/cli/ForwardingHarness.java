@@ -57,6 +57,47 @@ final class ForwardingHarness implements AutoCloseable {
         return Integer.parseInt(CliHarness.read(portFile).strip());
     }
 
+    private Path sshdLog;
+
+    /**
+     * Debian's OpenSSH sshd on a free loopback port (up to three ports tried), Ed25519 host key, public-key logins
+     * of this test's user from the given authorized_keys, plus {@code extraConfig} lines; stopped by {@link #close}.
+     */
+    int startSshd(Path authorizedKeys, String... extraConfig) throws Exception {
+        CliHarness.requireBinary(CliHarness.SSHD, "openssh-server");
+        CliHarness.ensureSshdPrivsepDir();
+        Path hostKey = CliHarness.sshKeygen(dir.resolve("sshd_host_key"), "ed25519");
+        for (int attempt = 0; attempt < 3; attempt++) {
+            int port = CliHarness.freePort();
+            Path cfg = dir.resolve("sshd_config-" + port);
+            List<String> lines = new ArrayList<>(List.of("ListenAddress 127.0.0.1", "HostKey " + hostKey,
+                    "AuthorizedKeysFile " + authorizedKeys, "StrictModes no", "UsePAM no", "PidFile none",
+                    "PermitRootLogin yes", "PasswordAuthentication no", "KbdInteractiveAuthentication no",
+                    "AllowUsers " + CliHarness.user()));
+            lines.addAll(List.of(extraConfig));
+            lines.add("");
+            Files.writeString(cfg, String.join("\n", lines));
+            Path log = dir.resolve("sshd-" + port + ".log");
+            sshdLog = log;
+            Process p = new ProcessBuilder(CliHarness.SSHD.toString(), "-D", "-e", "-f", cfg.toString(), "-p",
+                    String.valueOf(port)).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            processes.add(p);
+            CliHarness.waitUntil(Duration.ofSeconds(10), () -> !p.isAlive()
+                    || CliHarness.read(log).contains("Server listening on 127.0.0.1 port " + port),
+                    () -> "sshd did not start: " + CliHarness.read(log));
+            if (p.isAlive()) {
+                return port;
+            }
+        }
+        throw new AssertionError("sshd did not start: " + CliHarness.read(sshdLog));
+    }
+
+    /** The log of the sshd last started by {@link #startSshd}. */
+    Path sshdLog() {
+        return sshdLog;
+    }
+
     /** A {@code pqssh ARGS} process (this test JVM's class path), output in files under the test directory. */
     Proc startPqssh(Map<String, String> env, String... args) throws IOException {
         String java = ProcessHandle.current().info().command().orElse(

@@ -3,15 +3,12 @@ package io.pqssh.cli;
 import static io.pqssh.cli.CliHarness.pub;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,8 +28,6 @@ class JumpHostTest {
     private Path key;
     private Path config;
     private Path knownHosts;
-    private Process sshd;
-    private Path sshdLog;
 
     @BeforeEach
     void setUp() throws Exception {
@@ -49,12 +44,6 @@ class JumpHostTest {
 
     @AfterEach
     void tearDown() throws Exception {
-        if (sshd != null) {
-            sshd.destroy();
-            if (!sshd.waitFor(5, TimeUnit.SECONDS)) {
-                sshd.destroyForcibly();
-            }
-        }
         h.close();
     }
 
@@ -65,30 +54,7 @@ class JumpHostTest {
     }
 
     private int startSshd() throws Exception {
-        CliHarness.requireBinary(CliHarness.SSHD, "openssh-server");
-        CliHarness.ensureSshdPrivsepDir();
-        Path hostKey = CliHarness.sshKeygen(dir.resolve("sshd_host_key"), "ed25519");
-        for (int attempt = 0; attempt < 3; attempt++) {
-            int port = CliHarness.freePort();
-            Path cfg = dir.resolve("sshd_config-" + port);
-            Files.writeString(cfg, String.join("\n", "ListenAddress 127.0.0.1", "HostKey " + hostKey,
-                    "AuthorizedKeysFile " + authorized(), "StrictModes no", "UsePAM no", "PidFile none",
-                    "PermitRootLogin yes", "PasswordAuthentication no", "KbdInteractiveAuthentication no",
-                    "AllowUsers " + CliHarness.user(), ""));
-            sshdLog = dir.resolve("sshd-" + port + ".log");
-            sshd = new ProcessBuilder(CliHarness.SSHD.toString(), "-D", "-e", "-f", cfg.toString(), "-p",
-                    String.valueOf(port)).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-                    .redirectErrorStream(true).redirectOutput(sshdLog.toFile()).start();
-            Process p = sshd;
-            CliHarness.waitUntil(Duration.ofSeconds(10), () -> !p.isAlive()
-                    || CliHarness.read(sshdLog).contains("Server listening on 127.0.0.1 port " + port),
-                    () -> "sshd did not start: " + CliHarness.read(sshdLog));
-            if (p.isAlive()) {
-                return port;
-            }
-        }
-        fail("sshd did not start: " + CliHarness.read(sshdLog));
-        return -1;
+        return h.startSshd(authorized());
     }
 
     private CliHarness.Result jump(String hops, int port, String command) throws Exception {
@@ -123,8 +89,8 @@ class JumpHostTest {
                 "echo two-hops; exit 7");
         assertEquals(7, two.rc(), two.all());
         assertEquals("two-hops", two.out().strip(), two.all());
-        assertTrue(CliHarness.read(sshdLog).contains("Accepted publickey for " + CliHarness.user()),
-                CliHarness.read(sshdLog));
+        assertTrue(CliHarness.read(h.sshdLog()).contains("Accepted publickey for " + CliHarness.user()),
+                CliHarness.read(h.sshdLog()));
         assertEquals(new TreeSet<>(List.of("[127.0.0.1]:" + hop1, "[127.0.0.1]:" + hop2, "[127.0.0.1]:" + target)),
                 knownNames(), CliHarness.read(knownHosts));
     }

@@ -4,17 +4,14 @@ import static io.pqssh.cli.CliHarness.pub;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,8 +28,6 @@ class TransferEndToEndTest {
 
     private ForwardingHarness h;
     private Path key;
-    private Process sshd;
-    private Path sshdLog;
 
     @BeforeEach
     void setUp() throws Exception {
@@ -43,12 +38,6 @@ class TransferEndToEndTest {
 
     @AfterEach
     void tearDown() throws Exception {
-        if (sshd != null) {
-            sshd.destroy();
-            if (!sshd.waitFor(5, TimeUnit.SECONDS)) {
-                sshd.destroyForcibly();
-            }
-        }
         h.close();
     }
 
@@ -59,30 +48,7 @@ class TransferEndToEndTest {
     }
 
     private int startSshd() throws Exception {
-        CliHarness.requireBinary(CliHarness.SSHD, "openssh-server");
-        CliHarness.ensureSshdPrivsepDir();
-        Path hostKey = CliHarness.sshKeygen(dir.resolve("sshd_host_key"), "ed25519");
-        for (int attempt = 0; attempt < 3; attempt++) {
-            int port = CliHarness.freePort();
-            Path config = dir.resolve("sshd_config-" + port);
-            Files.writeString(config, String.join("\n", "ListenAddress 127.0.0.1", "HostKey " + hostKey,
-                    "AuthorizedKeysFile " + authorized(), "StrictModes no", "UsePAM no", "PidFile none",
-                    "PermitRootLogin yes", "PasswordAuthentication no", "KbdInteractiveAuthentication no",
-                    "AllowUsers " + CliHarness.user(), "Subsystem sftp /usr/lib/openssh/sftp-server", ""));
-            sshdLog = dir.resolve("sshd-" + port + ".log");
-            sshd = new ProcessBuilder(CliHarness.SSHD.toString(), "-D", "-e", "-f", config.toString(), "-p",
-                    String.valueOf(port)).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-                    .redirectErrorStream(true).redirectOutput(sshdLog.toFile()).start();
-            Process p = sshd;
-            CliHarness.waitUntil(Duration.ofSeconds(10), () -> !p.isAlive()
-                    || CliHarness.read(sshdLog).contains("Server listening on 127.0.0.1 port " + port),
-                    () -> "sshd did not start: " + CliHarness.read(sshdLog));
-            if (p.isAlive()) {
-                return port;
-            }
-        }
-        fail("sshd did not start: " + CliHarness.read(sshdLog));
-        return -1;
+        return h.startSshd(authorized(), "Subsystem sftp /usr/lib/openssh/sftp-server");
     }
 
     private List<String> opts(String portFlag, int port) {
