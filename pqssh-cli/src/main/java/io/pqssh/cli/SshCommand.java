@@ -260,7 +260,8 @@ public final class SshCommand implements Callable<Integer> {
             forwards.add(ForwardSpec.parseCommandLine(ForwardSpec.Kind.DYNAMIC, f));
         }
         ClientConfig.Request req = new ClientConfig.Request(host, user, uriPort, port, loginName, identities, opts,
-                configFile, forwards, System.getProperty("user.name"), Path.of(System.getProperty("user.home")));
+                configFile, forwards, System.getProperty("user.name"), Path.of(System.getProperty("user.home")),
+                ClientConfig.systemConfigFile());
         return ClientConfig.resolve(req, log::debug1);
     }
 
@@ -279,6 +280,7 @@ public final class SshCommand implements Callable<Integer> {
         out.println("serveraliveinterval " + c.serverAliveIntervalSeconds());
         out.println("serveralivecountmax " + c.serverAliveCountMax());
         out.println("batchmode " + (c.batchMode() ? "yes" : "no"));
+        out.println("hashknownhosts " + (c.flag("HashKnownHosts", false) ? "yes" : "no"));
         List<String> kex = ClientSetup.kex(c);
         if (kex != null) {
             out.println("kexalgorithms " + String.join(",", kex));
@@ -315,6 +317,7 @@ public final class SshCommand implements Callable<Integer> {
 
         PqsshClient.Builder b = PqsshClient.builder()
                 .serverKeyVerifier(HostKeyCheck.verifier(config.strictHostKeyChecking(), config.userKnownHostsFile(),
+                        config.flag("HashKnownHosts", false),
                         host, p, config.batchMode(), log, prompter))
                 .hostKeyOrderFrom(config.userKnownHostsFile())
                 .requirePostQuantumKex(config.flag("RequirePostQuantumKex", false))

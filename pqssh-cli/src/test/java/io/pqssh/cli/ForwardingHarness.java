@@ -102,8 +102,13 @@ final class ForwardingHarness implements AutoCloseable {
     Proc startPqssh(Map<String, String> env, String... args) throws IOException {
         String java = ProcessHandle.current().info().command().orElse(
                 System.getProperty("java.home") + "/bin/java");
-        List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
-                "io.pqssh.cli.Main"));
+        List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path")));
+        String system = System.getProperty(io.pqssh.cli.config.ClientConfig.SYSTEM_CONFIG_PROPERTY);
+        if (system != null) {
+            // the same system-wide ssh_config as in-process runs (the build sets "none": not this machine's /etc/ssh)
+            cmd.add("-D" + io.pqssh.cli.config.ClientConfig.SYSTEM_CONFIG_PROPERTY + "=" + system);
+        }
+        cmd.add("io.pqssh.cli.Main");
         cmd.addAll(List.of(args));
         int n = processes.size();
         Path out = dir.resolve("proc-" + n + ".out");

@@ -10,24 +10,35 @@ import java.util.function.Consumer;
 
 /**
  * The client configuration for one destination, resolved as ssh resolves it: command-line flags, then {@code -o}
- * options, then the destination's {@code user@} and port, then {@code ~/.ssh/config} (or {@code -F FILE};
- * {@code -F none} reads none), first value wins; a second pass when the file has {@code Match canonical/final}.
- * OpenSSH's system-wide {@code /etc/ssh/ssh_config} is not read: it is written for OpenSSH (GSSAPI and other
- * keywords pqssh does not implement) — see docs/client.md.
+ * options, then the destination's {@code user@} and port, then {@code ~/.ssh/config} and the system-wide
+ * {@code /etc/ssh/ssh_config} (or only {@code -F FILE}; {@code -F none} reads none), first value wins; a second pass
+ * over the same files when one has {@code Match canonical/final}.
  */
 public final class ClientConfig {
     /** StrictHostKeyChecking. */
     public enum HostKeyChecking { YES, ASK, ACCEPT_NEW, NO }
 
-    /** What the command line says, before any file is read. */
+    /**
+     * The system property that moves the system-wide file (a path, or {@code none}); for tests, so that they do not
+     * depend on the machine's {@code /etc/ssh}.
+     */
+    public static final String SYSTEM_CONFIG_PROPERTY = "pqssh.systemSshConfig";
+
+    /** What the command line says, before any file is read; {@code systemConfig} null reads no system file. */
     public record Request(String host, String destinationUser, Integer destinationPort, Integer portFlag,
             String loginFlag, List<String> identityFlags, List<String> options, String configFile,
-            List<ForwardSpec> forwardFlags, String localUser, Path home) {
+            List<ForwardSpec> forwardFlags, String localUser, Path home, Path systemConfig) {
         public Request {
             identityFlags = List.copyOf(identityFlags);
             options = List.copyOf(options);
             forwardFlags = List.copyOf(forwardFlags);
         }
+    }
+
+    /** OpenSSH's system-wide client file, {@code /etc/ssh/ssh_config}, unless {@link #SYSTEM_CONFIG_PROPERTY} moves it. */
+    public static Path systemConfigFile() {
+        String p = System.getProperty(SYSTEM_CONFIG_PROPERTY, "/etc/ssh/ssh_config");
+        return p.equalsIgnoreCase("none") ? null : Path.of(p);
     }
 
     private final Request request;
@@ -65,23 +76,27 @@ public final class ClientConfig {
             set.setIfAbsent("Port", new OptionValue(List.of(String.valueOf(request.destinationPort())),
                     "destination"));
         }
-        Path file = null;
-        boolean mustExist = false;
-        if (request.configFile() == null) {
-            file = request.home().resolve(".ssh").resolve("config");
-        } else if (!request.configFile().equalsIgnoreCase("none")) {
-            file = Path.of(request.configFile());
-            mustExist = true;
-        }
-        if (file != null) {
-            reader.file(file, mustExist);
-            if (reader.wantsFinalPass()) {
-                debug.accept("re-parsing configuration (final pass)");
-                reader.finalPass(true);
-                reader.file(file, mustExist);
-            }
+        readFiles(request, reader);
+        if (reader.wantsFinalPass()) {
+            debug.accept("re-parsing configuration (final pass)");
+            reader.finalPass(true);
+            readFiles(request, reader);
         }
         return new ClientConfig(request, set.snapshot());
+    }
+
+    /** As ssh: {@code -F file} alone, or the user's file then the system-wide one. */
+    private static void readFiles(Request request, ConfigReader reader) throws ConfigException {
+        if (request.configFile() != null) {
+            if (!request.configFile().equalsIgnoreCase("none")) {
+                reader.file(Path.of(request.configFile()), true);
+            }
+            return;
+        }
+        reader.file(request.home().resolve(".ssh").resolve("config"), false);
+        if (request.systemConfig() != null) {
+            reader.systemFile(request.systemConfig());
+        }
     }
 
     // ---- raw access (for options other code carries out)

@@ -26,6 +26,8 @@ final class ConfigReader {
     private final Consumer<String> debug;
     private boolean finalPass;
     private boolean wantsFinalPass;
+    /** The directory relative {@code Include}s resolve to while reading the system file (ssh's SSHDIR), or null. */
+    private Path systemDir;
 
     ConfigReader(OptionSet options, String originalHost, String localUser, Path home, Consumer<String> debug) {
         this.options = options;
@@ -68,6 +70,25 @@ final class ConfigReader {
             return;
         }
         read(file, 0, true);
+    }
+
+    /**
+     * Reads the system-wide file (OpenSSH's {@code /etc/ssh/ssh_config}) if it exists. Relative {@code Include}s
+     * resolve to its directory, as ssh's do to {@code /etc/ssh}. The file is written for OpenSSH and shared with it,
+     * so a keyword pqssh does not implement is skipped with a debug line instead of being an error; an unknown keyword
+     * is still an error, as in ssh.
+     */
+    void systemFile(Path file) throws ConfigException {
+        if (!Files.exists(file)) {
+            return;
+        }
+        Path abs = file.toAbsolutePath();
+        systemDir = abs.getParent();
+        try {
+            read(abs, 0, true);
+        } finally {
+            systemDir = null;
+        }
     }
 
     private void read(Path file, int depth, boolean activeAtStart) throws ConfigException {
@@ -115,7 +136,8 @@ final class ConfigReader {
         }
         for (String a : args) {
             String p = Tokens.tilde(a, home);
-            Path pattern = Path.of(p).isAbsolute() ? Path.of(p) : home.resolve(".ssh").resolve(p);
+            Path pattern = Path.of(p).isAbsolute() ? Path.of(p)
+                    : (systemDir != null ? systemDir : home.resolve(".ssh")).resolve(p);
             for (Path f : glob(pattern)) {
                 debug.accept(where + ": Including file " + f + " depth " + (depth + 1));
                 read(f, depth + 1, true);
@@ -175,6 +197,11 @@ final class ConfigReader {
             case UNSUPPORTED -> {
                 if (k.behavesAs() != null && args.size() == 1 && k.behavesAs().equalsIgnoreCase(args.get(0))) {
                     debug.accept(where + ": " + k.name() + " " + args.get(0) + ": pqssh behaves so already");
+                    return;
+                }
+                if (systemDir != null) {
+                    debug.accept(where + ": " + k.name() + " " + String.join(" ", args) + ": not implemented by"
+                            + " pqssh, skipped in the system-wide file");
                     return;
                 }
                 throw new ConfigException(where + ": Unsupported option \"" + k.name() + "\": pqssh does not"

@@ -52,6 +52,7 @@ public final class Keywords {
                 "false"));
         supported("UserKnownHostsFile", false, Validators.atLeast(1));
         supported("HostKeyAlgorithms", false, Validators.exactly(1));
+        supported("HashKnownHosts", false, Validators.flag());
         supported("FingerprintHash", false, Validators.choice("sha256", "md5"));
         // algorithms
         supported("KexAlgorithms", false, Validators.exactly(1));
@@ -126,7 +127,6 @@ public final class Keywords {
         unsupported("ForwardX11Timeout", null);
         unsupported("ForwardX11Trusted", "no");
         unsupported("GlobalKnownHostsFile", null);
-        unsupported("HashKnownHosts", "no");
         unsupported("HostbasedAcceptedAlgorithms", null);
         alias("HostbasedKeyTypes", "HostbasedAcceptedAlgorithms");
         unsupported("HostbasedAuthentication", "no");

@@ -27,8 +27,12 @@ public final class HostKeyCheck {
     private HostKeyCheck() {
     }
 
-    public static ServerKeyVerifier verifier(HostKeyChecking mode, Path knownHosts, String host, int port,
-            boolean batchMode, ClientLog log, Prompter prompter) {
+    /**
+     * @param hashNames {@code HashKnownHosts yes}: a new entry's host field is written hashed,
+     *        {@code |1|base64(salt)|base64(HMAC-SHA1(salt, name))}, as ssh writes it (lookups match either form)
+     */
+    public static ServerKeyVerifier verifier(HostKeyChecking mode, Path knownHosts, boolean hashNames, String host,
+            int port, boolean batchMode, ClientLog log, Prompter prompter) {
         String name = port == 22 ? host : "[" + host + "]:" + port;
         ServerKeyVerifier unknown = (ClientSession s, SocketAddress a, PublicKey k) -> {
             String type = label(k);
@@ -95,6 +99,13 @@ public final class HostKeyCheck {
                 org.apache.sshd.common.util.net.SshdSocketAddress t =
                         s.getAttribute(org.apache.sshd.client.session.ClientSessionCreator.TARGET_SERVER);
                 return t != null ? java.util.List.of(t) : super.resolveHostNetworkIdentities(s, a);
+            }
+
+            @Override
+            protected org.apache.sshd.common.NamedFactory<org.apache.sshd.common.mac.Mac> getHostValueDigester(ClientSession s,
+                    SocketAddress a, org.apache.sshd.common.util.net.SshdSocketAddress hostIdentity) {
+                // HMAC-SHA1 with a salt of its block size (20 bytes): OpenSSH's "|1|" format
+                return hashNames ? org.apache.sshd.client.config.hosts.KnownHostDigest.SHA1 : null;
             }
 
             @Override
