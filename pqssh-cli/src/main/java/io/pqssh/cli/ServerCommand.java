@@ -1,6 +1,7 @@
 package io.pqssh.cli;
 
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.sshd.common.keyprovider.KeyPairProvider;
 
 import io.pqssh.cli.server.DefaultHostKey;
+import io.pqssh.cli.server.Detach;
 import io.pqssh.cli.server.PidFile;
 import io.pqssh.core.keys.KeyFilePermissions;
 import io.pqssh.mina.auth.KemServerSettings;
@@ -25,9 +27,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code pqssh server}: an SSH server configured with sshd_config keywords. Runs in the foreground (a JVM cannot
- * fork; run it under systemd or with {@code &}), reloads its configuration and keys on SIGHUP without dropping open
- * sessions, writes {@code PidFile}. See docs/server-config.md.
+ * {@code pqssh server}: an SSH server configured with sshd_config keywords. Detaches as sshd does unless {@code -D}
+ * or {@code -d} ({@link Detach}: a JVM cannot fork, so a copy of the process becomes the daemon), reloads its
+ * configuration and keys on SIGHUP without dropping open sessions, writes {@code PidFile}. See docs/server-config.md.
  */
 @Command(name = "server", mixinStandardHelpOptions = true,
         description = {"Run an SSH server with KEM user authentication and post-quantum key exchange.",
@@ -37,6 +39,7 @@ import picocli.CommandLine.Option;
                 "MaxAuthTries, LoginGraceTime, MaxPendingKEMChallenges, Subsystem sftp, AllowTcpForwarding, PermitOpen,",
                 "PermitListen, GatewayPorts, AllowAgentForwarding, DisableForwarding.",
                 "Without HostKey: /etc/pqssh/ssh_host_ed25519_key (root) or ~/.config/pqssh/ (others).",
+                "Detaches (as sshd) unless -D or -d; the daemon logs to syslog (facility AUTH) or to -E FILE.",
                 "SIGHUP re-reads the configuration and keys; open sessions stay."})
 public final class ServerCommand implements Callable<Integer> {
     @Option(names = {"-f", "--config"}, description = "Configuration file (sshd_config syntax).")
@@ -51,9 +54,12 @@ public final class ServerCommand implements Callable<Integer> {
     @Option(names = "--port-file", description = "Write the bound port to this file once listening.")
     Path portFile;
 
-    @Option(names = "-D", description = "Do not detach (the default: pqssh server always stays in the"
-            + " foreground; accepted for sshd compatibility).")
+    @Option(names = "-D", description = "Do not detach: stay in the foreground, log to stderr.")
     boolean foreground;
+
+    @Option(names = "-E", paramLabel = "log_file", description = "Append the log to log_file instead of syslog"
+            + " (detached) or stderr (-D, -d).")
+    Path logFile;
 
     @Option(names = "-d", description = "Debug logging (SLF4J level debug) on stderr.")
     boolean debug;
@@ -64,8 +70,20 @@ public final class ServerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        boolean daemon = Detach.isDaemon();
+        if (!foreground && !debug && !daemon) {
+            return Detach.launch(System.err); // as sshd: detach unless -D or -d
+        }
+        if (daemon) {
+            Detach.newSession();
+        }
         // as sshd's strnvis on every log message: one log record stays one line, whatever it quotes from a peer
         io.pqssh.mina.server.log.OneLinePrintStream.installOnStderr();
+        // the daemon's log destination is opened now, so a -E file that cannot be written is reported on the terminal
+        PrintStream log = logFile != null ? Detach.logFile(logFile) : null;
+        if (log != null && !daemon) {
+            System.setErr(io.pqssh.mina.server.log.OneLinePrintStream.wrap(log));
+        }
         if (debug) {
             // read by slf4j-simple when the first logger is made, which is after this point
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "debug");
@@ -96,6 +114,18 @@ public final class ServerCommand implements Callable<Integer> {
             }
             stop.countDown();
         }, "pqssh-server-shutdown"));
+        if (daemon) {
+            if (log == null) {
+                Path socket = Detach.syslogSocket();
+                if (!Files.exists(socket)) {
+                    System.err.println("pqssh server: warning: no syslog socket " + socket
+                            + ": the log is lost (use -E FILE, or -D to log to stderr)");
+                }
+                log = Detach.syslog(socket);
+            }
+            Detach.ready(log);
+            System.err.println("pqssh server listening on " + currentConfig.listenAddress + ":" + current.port());
+        }
         stop.await();
         return 0;
     }

@@ -121,7 +121,7 @@ class CliEndToEndTest {
             CliHarness.sshKeygen(hostKey, "ed25519");
         }
         Path portFile = dir.resolve("port-" + servers.size());
-        List<String> args = new ArrayList<>(List.of("server", "-p", "0", "--port-file", portFile.toString(),
+        List<String> args = new ArrayList<>(List.of("server", "-D", "-p", "0", "--port-file", portFile.toString(),
                 "-o", "AuthorizedKeysFile=" + authorizedKeys.toAbsolutePath(),
                 "-o", "AuthorizedKEMKeysFile=none", // never the real ~/.ssh of whoever runs the tests
                 "-o", "HostKey=" + hostKey.toAbsolutePath()));

@@ -41,7 +41,7 @@ final class ForwardingHarness implements AutoCloseable {
             CliHarness.sshKeygen(hostKey, "ed25519");
         }
         Path portFile = dir.resolve("port-" + servers.size());
-        List<String> args = new ArrayList<>(List.of("server", "-p", "0", "--port-file", portFile.toString(),
+        List<String> args = new ArrayList<>(List.of("server", "-D", "-p", "0", "--port-file", portFile.toString(),
                 "-o", "AuthorizedKeysFile=" + authorizedKeys.toAbsolutePath(),
                 "-o", "AuthorizedKEMKeysFile=none", "-o", "HostKey=" + hostKey.toAbsolutePath()));
         args.addAll(List.of(extra));

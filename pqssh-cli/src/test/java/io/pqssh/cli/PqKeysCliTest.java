@@ -49,7 +49,7 @@ class PqKeysCliTest {
         Path portFile = dir.resolve("port");
 
         AtomicInteger serverRc = new AtomicInteger(Integer.MIN_VALUE);
-        Thread server = new Thread(() -> serverRc.set(Main.run("server", "-p", "0", "--port-file",
+        Thread server = new Thread(() -> serverRc.set(Main.run("server", "-D", "-p", "0", "--port-file",
                 portFile.toString(), "-o", "HostKey=" + ed25519, "-o", "HostKey=" + composite, "-o",
                 "HostKey=" + mldsaHost, "-o", "AuthorizedKeysFile=" + ak, "-o", "KEMAuthentication=no")),
                 "pqssh-server-under-test");

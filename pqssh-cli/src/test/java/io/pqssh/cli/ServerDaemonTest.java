@@ -116,7 +116,7 @@ class ServerDaemonTest {
         Files.writeString(conf, "HostKey " + a + "\n" + common);
         Path err = dir.resolve("server.err");
         Path portFile = dir.resolve("port");
-        Process p = server(dir, err, "-f", conf.toString(), "-p", "0", "--port-file", portFile.toString());
+        Process p = server(dir, err, "-D", "-f", conf.toString(), "-p", "0", "--port-file", portFile.toString());
         try {
             CliHarness.waitUntil(WAIT, () -> Files.exists(pid),
                     () -> "no PidFile written:\n" + CliHarness.read(err));

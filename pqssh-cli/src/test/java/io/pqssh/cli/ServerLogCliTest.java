@@ -50,7 +50,7 @@ class ServerLogCliTest {
         Path err = dir.resolve("stderr.log");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-                Main.class.getName(), "server", "-f", config.toString(), "--port-file", portFile.toString())
+                Main.class.getName(), "server", "-D", "-f", config.toString(), "--port-file", portFile.toString())
                 .directory(dir.toFile()).redirectErrorStream(false).redirectError(err.toFile())
                 .redirectOutput(dir.resolve("out").toFile());
         // the default host key goes here, not to /etc/pqssh (root) or ~/.config/pqssh

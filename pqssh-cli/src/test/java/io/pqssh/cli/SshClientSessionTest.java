@@ -53,7 +53,7 @@ class SshClientSessionTest {
         Files.writeString(passwords, PasswordFile.hashLine(CliHarness.user(), PASSWORD.toCharArray()) + "\n");
         Files.setPosixFilePermissions(passwords, PosixFilePermissions.fromString("rw-------"));
         Path portFile = dir.resolve("port");
-        List<String> args = List.of("server", "-p", "0", "--port-file", portFile.toString(),
+        List<String> args = List.of("server", "-D", "-p", "0", "--port-file", portFile.toString(),
                 "-o", "AuthorizedKeysFile=" + authorized, "-o", "AuthorizedKEMKeysFile=none",
                 "-o", "HostKey=" + hostKey, "-o", "PasswordAuthentication=yes", "-o", "PasswordFile=" + passwords);
         AtomicInteger rc = new AtomicInteger(Integer.MIN_VALUE);

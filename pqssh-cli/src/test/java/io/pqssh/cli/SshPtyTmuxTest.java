@@ -79,7 +79,7 @@ class SshPtyTmuxTest {
 
     private int startPqsshServer(Path hostKey) throws Exception {
         Path portFile = dir.resolve("port");
-        List<String> args = List.of("server", "-p", "0", "--port-file", portFile.toString(),
+        List<String> args = List.of("server", "-D", "-p", "0", "--port-file", portFile.toString(),
                 "-o", "AuthorizedKeysFile=" + dir.resolve("authorized_keys"), "-o", "AuthorizedKEMKeysFile=none",
                 "-o", "HostKey=" + hostKey);
         AtomicInteger rc = new AtomicInteger(Integer.MIN_VALUE);

@@ -47,7 +47,7 @@ public final class StartupTraining {
             Files.writeString(ak, Files.readString(dir.resolve("id_ed25519.pub"))
                     + Files.readString(dir.resolve("id_mlkem768.pub")));
             Path portFile = dir.resolve("port");
-            Thread server = new Thread(() -> Main.run("server", "-p", "0", "--port-file", portFile.toString(),
+            Thread server = new Thread(() -> Main.run("server", "-D", "-p", "0", "--port-file", portFile.toString(),
                     "-o", "HostKey=" + host, "-o", "AuthorizedKeysFile=" + ak, "-o", "AuthorizedKEMKeysFile=none"),
                     "training-server");
             server.setDaemon(true);

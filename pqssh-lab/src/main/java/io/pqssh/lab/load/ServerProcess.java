@@ -224,7 +224,7 @@ public abstract class ServerProcess implements AutoCloseable {
                 cmd.addAll(List.of(LabServerMain.class.getName(), cfg.toString(), portFile.toString(),
                         stats.toString()));
             } else {
-                cmd.addAll(List.of(mainClass, "server", "-f", cfg.toString(), "--port-file", portFile.toString()));
+                cmd.addAll(List.of(mainClass, "server", "-D", "-f", cfg.toString(), "--port-file", portFile.toString()));
                 stats = null;
             }
             process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile())
