@@ -37,6 +37,7 @@ final class Posix {
     static final int ECHONL = 0x40;
     static final int IEXTEN = 0x8000;
     private static final int TCSADRAIN = 1;
+    private static final long TIOCGWINSZ = 0x5413;
 
     private static final Linker LINKER = Linker.nativeLinker();
 
@@ -101,6 +102,19 @@ final class Posix {
         b.put(C_CC + VMIN, (byte) 1);
         b.put(C_CC + VTIME, (byte) 0);
         return b.array();
+    }
+
+    /** The column count of the terminal on {@code fd} (ioctl TIOCGWINSZ), or -1 when it is not a terminal. */
+    static int columns(int fd) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment ws = a.allocate(8); // struct winsize: ws_row, ws_col, ws_xpixel, ws_ypixel (unsigned short)
+            int rc = (int) LINKER.downcallHandle(LINKER.defaultLookup().find("ioctl").orElseThrow(),
+                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
+                            ValueLayout.ADDRESS), Linker.Option.firstVariadicArg(2)).invokeExact(fd, TIOCGWINSZ, ws);
+            return rc == 0 ? Short.toUnsignedInt(ws.get(ValueLayout.JAVA_SHORT, 2)) : -1;
+        } catch (Throwable t) {
+            return -1;
+        }
     }
 
     static void raise(int signal) {

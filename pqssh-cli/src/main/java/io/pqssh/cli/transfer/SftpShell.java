@@ -1,0 +1,480 @@
+package io.pqssh.cli.transfer;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.IntSupplier;
+
+import org.apache.sshd.sftp.client.SftpClient;
+import org.apache.sshd.sftp.common.SftpConstants;
+import org.apache.sshd.sftp.common.SftpException;
+
+import io.pqssh.cli.config.Patterns;
+
+/**
+ * The commands of OpenSSH 9.2's sftp that a day of work uses, with its messages (docs/client.md "sftp"): a remote
+ * and a local working directory, {@code *}/{@code ?} globs in the last path component of get, put, rm and ls, and
+ * sftp's column listing. Errors go to stderr with sftp's text; {@link #execute} says whether the command failed.
+ */
+final class SftpShell {
+    /** What a command line did. */
+    enum Outcome { OK, ERROR, QUIT }
+
+    /** A failed command, with the message sftp prints for it. */
+    private static final class Failure extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Failure(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    private static final String HELP = String.join("\n",
+            "Available commands:",
+            row("bye", "Quit sftp"),
+            row("cd path", "Change remote directory to 'path'"),
+            row("exit", "Quit sftp"),
+            row("get [-R] remote [local]", "Download file"),
+            row("help", "Display this help text"),
+            row("lcd path", "Change local directory to 'path'"),
+            row("lls [ls-options [path]]", "Display local directory listing"),
+            row("lmkdir path", "Create local directory"),
+            row("lpwd", "Print local working directory"),
+            row("ls [-1al] [path]", "Display remote directory listing"),
+            row("mkdir path", "Create remote directory"),
+            row("put [-R] local [remote]", "Upload file"),
+            row("pwd", "Display remote working directory"),
+            row("quit", "Quit sftp"),
+            row("rename oldpath newpath", "Rename remote file"),
+            row("rm path", "Delete remote file"),
+            row("rmdir path", "Remove remote directory"),
+            row("version", "Show SFTP version"),
+            row("!command", "Execute 'command' in local shell"),
+            row("!", "Escape to local shell"),
+            row("?", "Synonym for help"));
+
+    private final SftpClient sftp;
+    private final PrintStream out;
+    private final PrintStream err;
+    private final boolean recursiveDefault;
+    private final boolean quiet;
+    private final IntSupplier terminalColumns;
+    private final String home;
+    private String cwd;
+    private Path lcwd = Path.of("").toAbsolutePath();
+
+    /**
+     * @param quiet           batch mode: no "Fetching", "Uploading", "Removing" lines (as sftp -b)
+     * @param terminalColumns the terminal's width, or -1 without one (listings are then 80 columns wide)
+     */
+    SftpShell(SftpClient sftp, PrintStream out, PrintStream err, boolean recursiveDefault, boolean quiet,
+            IntSupplier terminalColumns) throws IOException {
+        this.sftp = sftp;
+        this.out = out;
+        this.err = err;
+        this.recursiveDefault = recursiveDefault;
+        this.quiet = quiet;
+        this.terminalColumns = terminalColumns;
+        this.home = sftp.canonicalPath(".");
+        this.cwd = home;
+    }
+
+    /** Changes to the directory of {@code user@host:dir}; false (message printed) when it is not one. */
+    boolean startIn(String dir) {
+        return dir == null || dir.isEmpty() || dir.equals(".") || execute("cd " + quote(dir)) == Outcome.OK;
+    }
+
+    Outcome execute(String line) {
+        String trimmed = line.strip();
+        if (trimmed.startsWith("!")) {
+            return shell(trimmed.substring(1).strip());
+        }
+        List<String> a = SftpCommand.words(trimmed);
+        if (a.isEmpty()) {
+            return Outcome.OK;
+        }
+        String cmd = a.get(0);
+        List<String> flags = new ArrayList<>();
+        List<String> args = new ArrayList<>();
+        for (String w : a.subList(1, a.size())) {
+            (w.startsWith("-") && w.length() > 1 && args.isEmpty() ? flags : args).add(w);
+        }
+        try {
+            switch (cmd) {
+                case "bye", "exit", "quit" -> {
+                    return Outcome.QUIT;
+                }
+                case "help", "?" -> out.println(HELP);
+                case "version" -> out.println("SFTP protocol version " + sftp.getVersion());
+                case "pwd" -> out.println("Remote working directory: " + cwd);
+                case "lpwd" -> out.println("Local working directory: " + lcwd);
+                case "cd" -> cd(args.isEmpty() ? home : resolve(args.get(0)));
+                case "lcd" -> lcd(args.isEmpty() ? System.getProperty("user.home") : args.get(0));
+                case "lmkdir" -> lmkdir(need(args, 1, cmd));
+                case "ls", "dir" -> ls(flags, args);
+                case "lls" -> localShell("ls" + (trimmed.length() > 3 ? trimmed.substring(3) : ""));
+                case "get" -> get(flags, need(args, 1, cmd), args.size() > 1 ? args.get(1) : null);
+                case "put" -> put(flags, need(args, 1, cmd), args.size() > 1 ? args.get(1) : null);
+                case "mkdir" -> remote("remote mkdir \"%s\"", resolve(need(args, 1, cmd)), sftp::mkdir);
+                case "rmdir" -> remote("remote rmdir \"%s\"", resolve(need(args, 1, cmd)), sftp::rmdir);
+                case "rm" -> rm(need(args, 1, cmd));
+                case "rename" -> rename(resolve(need(args, 2, cmd)), resolve(args.get(1)));
+                default -> throw new Failure("Invalid command.");
+            }
+            return Outcome.OK;
+        } catch (Failure f) {
+            err.println(f.getMessage());
+        } catch (IOException | RuntimeException e) {
+            err.println(cmd + ": " + text(e));
+        }
+        return Outcome.ERROR;
+    }
+
+    private static String need(List<String> args, int n, String cmd) throws Failure {
+        if (args.size() < n) {
+            throw new Failure("You must specify " + (n == 1 ? "a path" : "two paths") + " after a " + cmd
+                    + " command.");
+        }
+        return args.get(0);
+    }
+
+    private interface RemoteOp {
+        void run(String path) throws IOException;
+    }
+
+    private void remote(String what, String path, RemoteOp op) throws Failure {
+        try {
+            op.run(path);
+        } catch (IOException e) {
+            throw new Failure(String.format(what, path) + ": " + text(e));
+        }
+    }
+
+    private void cd(String path) throws Failure {
+        String to;
+        SftpClient.Attributes a;
+        try {
+            to = sftp.canonicalPath(path);
+            a = sftp.stat(to);
+        } catch (IOException e) {
+            throw new Failure("stat remote: " + text(e));
+        }
+        if (!a.isDirectory()) {
+            throw new Failure("Can't change directory: \"" + to + "\" is not a directory");
+        }
+        cwd = to;
+    }
+
+    private void lcd(String arg) throws Failure {
+        Path to = lcwd.resolve(arg).normalize();
+        if (!Files.isDirectory(to)) {
+            throw new Failure("Couldn't change local directory to \"" + arg + "\": "
+                    + (Files.exists(to) ? "Not a directory" : "No such file or directory"));
+        }
+        lcwd = to;
+    }
+
+    private void lmkdir(String arg) throws Failure {
+        try {
+            Files.createDirectory(lcwd.resolve(arg));
+        } catch (IOException e) {
+            throw new Failure("Couldn't create local directory \"" + arg + "\": "
+                    + (Files.exists(lcwd.resolve(arg)) ? "File exists" : text(e)));
+        }
+    }
+
+    private void ls(List<String> flags, List<String> args) throws IOException, Failure {
+        String opts = String.join("", flags).replace("-", "");
+        boolean longView = opts.contains("l");
+        boolean oneColumn = opts.contains("1");
+        boolean all = opts.contains("a");
+        List<String> shown = new ArrayList<>();
+        List<String> longNames = new ArrayList<>();
+        String arg = args.isEmpty() ? null : args.get(0);
+        String path = arg == null ? cwd : resolve(arg);
+        if (hasGlob(path)) {
+            List<String> matches = glob(path);
+            if (matches.isEmpty()) {
+                throw new Failure("Can't ls: \"" + path + "\" not found");
+            }
+            for (String m : matches) {
+                String name = arg.contains("/") ? arg.substring(0, arg.lastIndexOf('/') + 1) + baseName(m)
+                        : baseName(m);
+                shown.add(name);
+                longNames.add(name);
+            }
+        } else {
+            SftpClient.Attributes a;
+            try {
+                a = sftp.stat(path);
+            } catch (IOException e) {
+                throw new Failure("Can't ls: \"" + path + "\" not found");
+            }
+            if (!a.isDirectory()) {
+                shown.add(arg);
+                longNames.add(arg);
+            } else {
+                String prefix = arg == null ? "" : (arg.endsWith("/") ? arg : arg + "/");
+                List<SftpClient.DirEntry> entries = new ArrayList<>();
+                sftp.readDir(path).forEach(entries::add);
+                entries.sort(java.util.Comparator.comparing(SftpClient.DirEntry::getFilename));
+                for (SftpClient.DirEntry e : entries) {
+                    String n = e.getFilename();
+                    if (n.startsWith(".") && !all) {
+                        continue;
+                    }
+                    shown.add(prefix + n);
+                    String l = e.getLongFilename();
+                    longNames.add(l != null && l.endsWith(n) ? l.substring(0, l.length() - n.length()) + prefix + n
+                            : prefix + n);
+                }
+            }
+        }
+        if (longView) {
+            longNames.forEach(out::println);
+        } else if (oneColumn) {
+            shown.forEach(out::println);
+        } else {
+            columns(shown);
+        }
+    }
+
+    /** sftp's short listing: as many columns of equal width as fit the terminal (80 without one). */
+    private void columns(List<String> names) {
+        int width = terminalColumns.getAsInt() > 0 ? terminalColumns.getAsInt() : 80;
+        int m = names.stream().mapToInt(String::length).max().orElse(0);
+        int columns = Math.max(width / (m + 2), 1);
+        int colspace = Math.min(width / columns, width);
+        StringBuilder b = new StringBuilder();
+        int c = 1;
+        for (String n : names) {
+            b.append(n);
+            b.append(" ".repeat(Math.max(0, colspace - n.length())));
+            if (c >= columns) {
+                b.append('\n');
+                c = 1;
+            } else {
+                c++;
+            }
+        }
+        if (c != 1) {
+            b.append('\n');
+        }
+        out.print(b);
+        out.flush();
+    }
+
+    private void get(List<String> flags, String remoteArg, String localArg) throws IOException, Failure {
+        boolean recursive = recursiveDefault || String.join("", flags).matches(".*[rR].*");
+        String remote = resolve(remoteArg);
+        List<String> sources = hasGlob(remote) ? glob(remote) : List.of(remote);
+        if (sources.isEmpty()) {
+            throw new Failure("File \"" + remote + "\" not found.");
+        }
+        for (String src : sources) {
+            SftpClient.Attributes a;
+            try {
+                a = sftp.stat(src);
+            } catch (IOException e) {
+                throw new Failure("File \"" + src + "\" not found.");
+            }
+            if (a.isDirectory() && !recursive) {
+                throw new Failure("download " + src + "/: not a regular file");
+            }
+            String shownLocal;
+            if (localArg == null) {
+                shownLocal = baseName(src);
+            } else if (Files.isDirectory(lcwd.resolve(localArg)) || sources.size() > 1) {
+                shownLocal = (localArg.endsWith("/") ? localArg : localArg + "/") + baseName(src);
+            } else {
+                shownLocal = localArg;
+            }
+            if (!quiet) {
+                out.println("Fetching " + src + (a.isDirectory() ? "/" : "") + " to " + shownLocal);
+            }
+            SftpTransfers.download(sftp, src, lcwd.resolve(shownLocal), recursive);
+        }
+    }
+
+    private void put(List<String> flags, String localArg, String remoteArg) throws IOException, Failure {
+        boolean recursive = recursiveDefault || String.join("", flags).matches(".*[rR].*");
+        List<String> sources = localGlob(localArg);
+        if (sources.isEmpty()) {
+            throw new Failure("stat " + localArg + ": No such file or directory");
+        }
+        for (String src : sources) {
+            Path local = lcwd.resolve(src);
+            if (!Files.exists(local)) {
+                throw new Failure("stat " + src + ": No such file or directory");
+            }
+            if (Files.isDirectory(local) && !recursive) {
+                throw new Failure("local \"" + (src.endsWith("/") ? src : src + "/") + "\" is not a regular file");
+            }
+            String name = local.normalize().getFileName().toString();
+            String remote;
+            if (remoteArg == null) {
+                remote = SftpTransfers.join(cwd, name);
+            } else {
+                remote = resolve(remoteArg);
+                if (sources.size() > 1 || SftpTransfers.isRemoteDirectory(sftp, remote)) {
+                    remote = SftpTransfers.join(remote, name);
+                }
+            }
+            if (!quiet) {
+                out.println("Uploading " + src + (Files.isDirectory(local) ? "/" : "") + " to " + remote);
+            }
+            SftpTransfers.upload(sftp, local, remote, recursive);
+        }
+    }
+
+    private void rm(String arg) throws IOException, Failure {
+        String path = resolve(arg);
+        List<String> targets = hasGlob(path) ? glob(path) : List.of(path);
+        if (targets.isEmpty()) {
+            targets = List.of(path); // as sftp: the pattern itself, which the server then does not find
+        }
+        for (String t : targets) {
+            if (!quiet) {
+                out.println("Removing " + t);
+            }
+            remote("remote delete %s", t, sftp::remove);
+        }
+    }
+
+    private void rename(String from, String to) throws Failure {
+        try {
+            sftp.rename(from, to);
+        } catch (IOException e) {
+            throw new Failure("remote rename \"" + from + "\" to \"" + to + "\": " + text(e));
+        }
+    }
+
+    private Outcome shell(String command) {
+        String sh = System.getenv().getOrDefault("SHELL", "/bin/sh");
+        try {
+            return localShell(command.isEmpty() ? null : command, sh);
+        } catch (IOException e) {
+            err.println("Couldn't execute \"" + sh + "\": " + text(e));
+            return Outcome.ERROR;
+        }
+    }
+
+    private void localShell(String command) throws IOException {
+        localShell(command, "/bin/sh");
+    }
+
+    /** Runs {@code command} with {@code shell -c} in the local working directory (an interactive shell if null). */
+    private Outcome localShell(String command, String shell) throws IOException {
+        out.flush();
+        List<String> argv = command == null ? List.of(shell) : List.of(shell, "-c", command);
+        Process p = new ProcessBuilder(argv).directory(lcwd.toFile()).inheritIO().start();
+        try {
+            int rc = p.waitFor();
+            if (rc != 0 && command != null) {
+                err.println("Shell exited with status " + rc);
+            }
+        } catch (InterruptedException e) {
+            p.destroy();
+            Thread.currentThread().interrupt();
+        }
+        return Outcome.OK;
+    }
+
+    /** Remote paths matching a glob in their last component, sorted. */
+    private List<String> glob(String path) throws IOException {
+        int slash = path.lastIndexOf('/');
+        String dir = slash <= 0 ? "/" : path.substring(0, slash);
+        String pattern = path.substring(slash + 1);
+        List<String> out = new ArrayList<>();
+        try {
+            for (SftpClient.DirEntry e : sftp.readDir(dir)) {
+                String n = e.getFilename();
+                if (!n.equals(".") && !n.equals("..") && !(n.startsWith(".") && !pattern.startsWith("."))
+                        && Patterns.glob(n, pattern)) {
+                    out.add(SftpTransfers.join(dir, n));
+                }
+            }
+        } catch (SftpException e) {
+            return List.of();
+        }
+        out.sort(null);
+        return out;
+    }
+
+    /** Local arguments matching a glob in their last component, as typed (relative stays relative), sorted. */
+    private List<String> localGlob(String arg) throws IOException {
+        if (!hasGlob(arg)) {
+            return Files.exists(lcwd.resolve(arg)) ? List.of(arg) : List.of();
+        }
+        int slash = arg.lastIndexOf('/');
+        String dirPart = slash < 0 ? "" : arg.substring(0, slash + 1);
+        String pattern = arg.substring(slash + 1);
+        Path dir = lcwd.resolve(dirPart.isEmpty() ? "." : dirPart);
+        List<String> out = new ArrayList<>();
+        File[] files = dir.toFile().listFiles();
+        if (files != null) {
+            for (File f : files) {
+                if (!(f.getName().startsWith(".") && !pattern.startsWith(".")) && Patterns.glob(f.getName(), pattern)) {
+                    out.add(dirPart + f.getName());
+                }
+            }
+        }
+        out.sort(null);
+        return out;
+    }
+
+    private static boolean hasGlob(String path) {
+        String last = path.substring(path.lastIndexOf('/') + 1);
+        return last.indexOf('*') >= 0 || last.indexOf('?') >= 0;
+    }
+
+    private String resolve(String p) {
+        if (p.startsWith("/")) {
+            return p;
+        }
+        if (p.equals("~") || p.startsWith("~/")) {
+            return p.length() == 1 ? home : SftpTransfers.join(home, p.substring(2));
+        }
+        return SftpTransfers.join(cwd, p);
+    }
+
+    private static String baseName(String p) {
+        return SftpTransfers.baseName(p);
+    }
+
+    private static String quote(String s) {
+        return "\"" + s + "\"";
+    }
+
+    private static String row(String command, String what) {
+        return String.format("%-35s%s", command, what);
+    }
+
+    /** sftp's text for an SFTP status (fx2txt), or the exception's message. */
+    static String text(Exception e) {
+        if (e instanceof SftpException s) {
+            return switch (s.getStatus()) {
+                case SftpConstants.SSH_FX_EOF -> "End of file";
+                case SftpConstants.SSH_FX_NO_SUCH_FILE -> "No such file or directory";
+                case SftpConstants.SSH_FX_PERMISSION_DENIED -> "Permission denied";
+                case SftpConstants.SSH_FX_FAILURE -> "Failure";
+                case SftpConstants.SSH_FX_BAD_MESSAGE -> "Bad message";
+                case SftpConstants.SSH_FX_NO_CONNECTION -> "No connection";
+                case SftpConstants.SSH_FX_CONNECTION_LOST -> "Connection lost";
+                case SftpConstants.SSH_FX_OP_UNSUPPORTED -> "Operation unsupported";
+                default -> "Unknown status";
+            };
+        }
+        if (e instanceof java.nio.file.NoSuchFileException) {
+            return "No such file or directory";
+        }
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "Permission denied";
+        }
+        return e.getMessage() == null ? e.toString() : e.getMessage();
+    }
+}

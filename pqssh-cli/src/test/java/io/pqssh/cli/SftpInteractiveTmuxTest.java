@@ -1,0 +1,136 @@
+package io.pqssh.cli;
+
+import static io.pqssh.cli.CliHarness.pub;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Interactive {@code pqssh sftp host} (no -b) in a real terminal (tmux), against Debian's OpenSSH sshd with its
+ * sftp-server and against {@code pqssh server}: the {@code sftp> } prompt, pwd/cd/lcd/lpwd, put and get (bytes
+ * compared), ls in sftp's columns, mkdir/rm/rmdir, OpenSSH 9.2's messages for a missing file, a bad cd and an unknown
+ * command (the session goes on after each), and the three ways out: Ctrl-D, {@code bye}, {@code quit} (status 0).
+ */
+class SftpInteractiveTmuxTest {
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    @TempDir
+    Path dir;
+
+    private ForwardingHarness h;
+    private Path key;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        h = new ForwardingHarness(dir);
+        key = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
+        Files.writeString(dir.resolve("authorized_keys"), Files.readString(pub(key)));
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        h.close();
+    }
+
+    @Test
+    void againstOpenSshSshd() throws Exception {
+        session(h.startSshd(dir.resolve("authorized_keys"), "Subsystem sftp /usr/lib/openssh/sftp-server"), "bye");
+    }
+
+    @Test
+    void againstPqsshServer() throws Exception {
+        session(h.startServer(dir.resolve("authorized_keys")), "quit");
+    }
+
+    private void session(int port, String quitCommand) throws Exception {
+        Path remote = Files.createDirectories(dir.resolve("remote")).toRealPath();
+        Path local = Files.createDirectories(dir.resolve("local")).toRealPath();
+        Path down = Files.createDirectories(dir.resolve("down")).toRealPath();
+        byte[] data = new byte[300_000];
+        new SecureRandom().nextBytes(data);
+        Files.write(local.resolve("local.bin"), data);
+        String sftp = "$PQSSH sftp -P " + port + " -i " + key + " -o StrictHostKeyChecking=no -o UserKnownHostsFile="
+                + dir.resolve("known_hosts") + " " + CliHarness.user() + "@127.0.0.1";
+        Path script = TmuxPane.script(dir, "sftp.sh", "cd " + local + "\n" + sftp + "\necho RC1=$?\n" + sftp
+                + "\necho RC2=$?");
+        try (TmuxPane pane = new TmuxPane(script, 100, 40)) {
+            pane.await(WAIT, "the first prompt", s -> s.contains("Connected to 127.0.0.1.\nsftp> "));
+            command(pane, "pwd");
+            String home = Path.of(System.getProperty("user.home")).toRealPath().toString();
+            pane.awaitText(WAIT, "Remote working directory: " + home + "\nsftp> ");
+            command(pane, "cd " + remote);
+            command(pane, "pwd");
+            pane.awaitText(WAIT, "Remote working directory: " + remote + "\nsftp> ");
+
+            command(pane, "put local.bin");
+            pane.awaitText(WAIT, "Uploading local.bin to " + remote + "/local.bin\nsftp> ");
+            assertArrayEquals(data, Files.readAllBytes(remote.resolve("local.bin")), "put: bytes differ");
+
+            command(pane, "mkdir sub");
+            command(pane, "ls");
+            // sftp's columns: width / (longest name + 2) columns, each width / columns wide (100 / 9 = 11)
+            pane.awaitText(WAIT, "sftp> ls\nlocal.bin  sub");
+            assertTrue(Files.isDirectory(remote.resolve("sub")), "mkdir did not create the directory");
+
+            command(pane, "lcd " + down);
+            command(pane, "lpwd");
+            pane.awaitText(WAIT, "Local working directory: " + down + "\nsftp> ");
+            command(pane, "get local.bin copy.bin");
+            pane.awaitText(WAIT, "Fetching " + remote + "/local.bin to copy.bin\nsftp> ");
+            assertArrayEquals(data, Files.readAllBytes(down.resolve("copy.bin")), "get: bytes differ");
+
+            // errors are reported with OpenSSH's text and the prompt comes back
+            command(pane, "get nope");
+            pane.awaitText(WAIT, "sftp> get nope\nFile \"" + remote + "/nope\" not found.\nsftp> ");
+            command(pane, "cd nope");
+            pane.awaitText(WAIT, "sftp> cd nope\nstat remote: No such file or directory\nsftp> ");
+            command(pane, "frobnicate");
+            pane.awaitText(WAIT, "sftp> frobnicate\nInvalid command.\nsftp> ");
+
+            command(pane, "rm local.bin");
+            pane.awaitText(WAIT, "Removing " + remote + "/local.bin\nsftp> ");
+            command(pane, "rmdir sub");
+            command(pane, "ls -1");
+            pane.awaitText(WAIT, "sftp> ls -1\nsftp> ");
+            assertFalse(Files.exists(remote.resolve("local.bin")), "rm did not remove the file");
+            assertFalse(Files.exists(remote.resolve("sub")), "rmdir did not remove the directory");
+
+            // Ctrl-D on an empty line ends the session with status 0
+            awaitPrompt(pane);
+            pane.key("C-d");
+            pane.awaitText(WAIT, "RC1=0");
+
+            // the second session ends with bye or quit
+            pane.await(WAIT, "the second prompt", s -> s.split("Connected to 127.0.0.1.\nsftp> ", -1).length == 3);
+            command(pane, quitCommand);
+            String s = pane.awaitText(WAIT, "RC2=");
+            assertTrue(s.contains("sftp> " + quitCommand + "\nRC2=0"), s);
+            assertEquals(2, s.split("Connected to 127.0.0.1.", -1).length - 1, s);
+        }
+    }
+
+    /** Waits for the prompt at the end of the screen, then types a command (no typeahead, as a person would). */
+    private static void command(TmuxPane pane, String line) throws Exception {
+        awaitPrompt(pane);
+        String echoed = "sftp> " + line;
+        int before = pane.screen().split(java.util.regex.Pattern.quote(echoed), -1).length;
+        pane.line(line);
+        pane.await(WAIT, "the echo of '" + line + "'",
+                s -> s.split(java.util.regex.Pattern.quote(echoed), -1).length > before);
+    }
+
+    private static void awaitPrompt(TmuxPane pane) throws Exception {
+        pane.await(WAIT, "the prompt", s -> s.stripTrailing().endsWith("sftp>"));
+    }
+}
