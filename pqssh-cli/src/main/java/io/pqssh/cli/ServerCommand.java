@@ -157,7 +157,7 @@ public final class ServerCommand implements Callable<Integer> {
                 .logins(io.pqssh.mina.server.login.LoginPolicy.forThisProcess()).sftpServer(c.sftpServer)
                 // the 'invalid user' of sshd's log lines (refusing is the LoginPolicy's business)
                 .validUser(user -> io.pqssh.mina.server.UserPaths.home(user).isPresent())
-                .forwarding(c.forwarding);
+                .forwarding(c.forwarding).acceptEnv(c.acceptEnv);
         FileKeyAuthorizers auth = new FileKeyAuthorizers(c.authorizedKeysFile, c.authorizedKemKeysFile,
                 c.strictModes);
         if (c.pubkeyAuthentication) {

@@ -124,6 +124,7 @@ public final class PqsshServer implements AutoCloseable {
         private boolean coalesceWrites = io.pqssh.mina.transport.CoalescingIoServiceFactoryFactory.enabledByDefault();
         private org.apache.sshd.common.io.IoServiceFactoryFactory transport;
         private io.pqssh.mina.server.forward.ForwardingPolicy forwarding;
+        private List<String> acceptEnv = List.of();
 
         public Builder host(String host) {
             this.host = host;
@@ -261,6 +262,15 @@ public final class PqsshServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * sshd's {@code AcceptEnv}: the names (wildcard patterns) of the client's {@code env} requests that reach a
+         * session's process under {@link #logins}. Default none, as sshd.
+         */
+        public Builder acceptEnv(List<String> patterns) {
+            this.acceptEnv = List.copyOf(patterns);
+            return this;
+        }
+
         /** SFTP (default off): as the JVM's user, or under {@link #logins} as the login's account. */
         public Builder sftp(boolean enabled) {
             this.sftp = enabled;
@@ -371,11 +381,12 @@ public final class PqsshServer implements AutoCloseable {
                 auth = io.pqssh.mina.server.login.AdmittingUserAuthFactory.wrapAll(auth, logins);
             }
             sshd.setUserAuthFactories(auth);
-            // session channels obey the accepted keys' no-pty/restrict/command= (KeyRestrictions)
+            // session channels obey the accepted keys' no-pty/restrict/command= (KeyRestrictions) and AcceptEnv
             List<org.apache.sshd.common.channel.ChannelFactory> channels = new ArrayList<>();
+            org.apache.sshd.common.channel.ChannelFactory session =
+                    io.pqssh.mina.server.session.PqsshChannelSession.factory(acceptEnv);
             for (org.apache.sshd.common.channel.ChannelFactory f : sshd.getChannelFactories()) {
-                channels.add("session".equals(f.getName())
-                        ? io.pqssh.mina.server.session.PqsshChannelSession.FACTORY : f);
+                channels.add("session".equals(f.getName()) ? session : f);
             }
             sshd.setChannelFactories(channels);
             AuthenticationMethods methods = checkedMethods(auth);

@@ -50,6 +50,9 @@ public final class ServerConfig {
     public io.pqssh.mina.server.forward.ForwardingPolicy forwarding =
             io.pqssh.mina.server.forward.ForwardingPolicy.DEFAULT;
 
+    /** {@code AcceptEnv}: patterns of the client's {@code env} variable names a session gets (sshd: none by default). */
+    public final List<String> acceptEnv = new ArrayList<>();
+
     private final Set<String> seen = new java.util.HashSet<>();
 
     public static ServerConfig load(Path file) throws IOException, ConfigException {
@@ -76,7 +79,7 @@ public final class ServerConfig {
         if (value.chars().anyMatch(ch -> ch < 0x20 && ch != '\t' || ch == 0x7f)) {
             throw new ConfigException(where + ": control character in the value of " + kv[0]);
         }
-        boolean first = seen.add(key) || key.equals("hostkey");
+        boolean first = seen.add(key) || key.equals("hostkey") || key.equals("acceptenv");
         if (!first) {
             return; // sshd: the first obtained value is used
         }
@@ -127,6 +130,7 @@ public final class ServerConfig {
                 case "permitlisten" -> forwarding = forwarding.permitListen(value);
                 case "gatewayports" -> forwarding = forwarding.gatewayPorts(
                         io.pqssh.mina.server.forward.ForwardingPolicy.GatewayPorts.parse(value));
+                case "acceptenv" -> acceptEnv.addAll(envPatterns(value));
                 case "allowagentforwarding" -> forwarding = forwarding.allowAgentForwarding(yesNo(value));
                 case "disableforwarding" -> forwarding = forwarding.disableForwarding(yesNo(value));
                 case "match", "include" -> throw new ConfigException(where + ": " + kv[0]
@@ -136,6 +140,18 @@ public final class ServerConfig {
         } catch (IllegalArgumentException e) {
             throw new ConfigException(where + ": " + kv[0] + ": " + e.getMessage());
         }
+    }
+
+    /** sshd: whitespace-separated name patterns, lines accumulate; a pattern cannot hold '='. */
+    private static List<String> envPatterns(String v) {
+        List<String> out = new ArrayList<>();
+        for (String p : v.split("\\s+")) {
+            if (p.indexOf('=') >= 0) {
+                throw new IllegalArgumentException("invalid environment name \"" + p + "\"");
+            }
+            out.add(p);
+        }
+        return out;
     }
 
     private static int parsePort(String v) {

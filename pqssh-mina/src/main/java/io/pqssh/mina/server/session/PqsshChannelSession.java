@@ -2,8 +2,10 @@ package io.pqssh.mina.server.session;
 
 import java.io.IOException;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.sshd.common.channel.Channel;
 import org.apache.sshd.common.channel.ChannelFactory;
@@ -15,6 +17,7 @@ import org.apache.sshd.server.session.ServerSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.pqssh.core.keys.authorized.OpenSshPatterns;
 import io.pqssh.mina.server.login.KeyRestrictions;
 
 /**
@@ -27,23 +30,56 @@ public class PqsshChannelSession extends ChannelSession {
     static final String ORIGINAL_COMMAND = "SSH_ORIGINAL_COMMAND";
     private static final Logger LOG = LoggerFactory.getLogger(PqsshChannelSession.class);
 
-    /** Replaces MINA's {@code session} channel factory. */
-    public static final ChannelFactory FACTORY = new ChannelFactory() {
-        @Override
-        public String getName() {
-            return "session";
-        }
+    /** Replaces MINA's {@code session} channel factory; accepts no {@code env} request (sshd's default). */
+    public static final ChannelFactory FACTORY = factory(List.of());
 
-        @Override
-        public Channel createChannel(Session session) {
-            return new PqsshChannelSession(DEFAULT_HANDLERS);
-        }
-    };
+    /** As {@link #FACTORY}, accepting the {@code env} requests whose names match {@code acceptEnv} (sshd's AcceptEnv). */
+    public static ChannelFactory factory(List<String> acceptEnv) {
+        List<String> patterns = List.copyOf(acceptEnv);
+        return new ChannelFactory() {
+            @Override
+            public String getName() {
+                return "session";
+            }
+
+            @Override
+            public Channel createChannel(Session session) {
+                return new PqsshChannelSession(DEFAULT_HANDLERS, patterns);
+            }
+        };
+    }
 
     private volatile boolean ptyAllocated;
+    private final List<String> acceptEnv;
+    private final Map<String, String> acceptedEnv = new ConcurrentHashMap<>();
 
     public PqsshChannelSession(Collection<? extends RequestHandler<Channel>> handlers) {
+        this(handlers, List.of());
+    }
+
+    public PqsshChannelSession(Collection<? extends RequestHandler<Channel>> handlers, List<String> acceptEnv) {
         super(handlers);
+        this.acceptEnv = List.copyOf(acceptEnv);
+    }
+
+    /** The client's {@code env} variables that AcceptEnv let through (sshd sets them before its own). */
+    public Map<String, String> acceptedEnvironment() {
+        return Map.copyOf(acceptedEnv);
+    }
+
+    /**
+     * sshd's {@code session_env_req}: a name that matches an AcceptEnv pattern is kept for the session's process;
+     * any other is refused (CHANNEL_FAILURE when a reply is wanted) and never reaches the process. MINA's own
+     * handling would put every variable into the channel's environment, where pqssh's sessions never read it.
+     */
+    @Override
+    protected RequestHandler.Result handleEnvParsed(String name, String value) throws IOException {
+        if (acceptEnv.stream().anyMatch(p -> OpenSshPatterns.matchPattern(name, p))) {
+            acceptedEnv.put(name, value);
+            return RequestHandler.Result.ReplySuccess;
+        }
+        LOG.debug("Ignoring env request {}: disallowed name", name);
+        return RequestHandler.Result.ReplyFailure;
     }
 
     /** Whether the client asked for a pty on this channel and it was granted. */

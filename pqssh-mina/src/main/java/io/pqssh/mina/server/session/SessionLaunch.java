@@ -16,8 +16,8 @@ import io.pqssh.mina.server.login.Account;
  * How sshd starts a session's process, as a command line, environment and working directory: the user's login shell
  * runs the command ({@code shell -c command}) or, with no command, runs as a login shell (argv[0] {@code -bash});
  * the environment is sshd's (USER, LOGNAME, HOME, SHELL, PATH, MAIL, SSH_CLIENT, SSH_CONNECTION, and TERM/SSH_TTY
- * with a pty), nothing from the server's own environment or the client's {@code env} requests (sshd's default
- * {@code AcceptEnv} is empty); the working directory is the home directory ({@code /} when it is missing). When
+ * with a pty), nothing from the server's own environment; the client's {@code env} requests that {@code AcceptEnv}
+ * let through come first, so sshd's own variables win over them (as sshd's {@code do_setup_env}); the working directory is the home directory ({@code /} when it is missing). When
  * the server runs as root and the account is another user, the process starts through util-linux
  * {@code setpriv --reuid --regid --init-groups}, which sets the real and effective uid and gid and the supplementary
  * groups ({@code initgroups(3)}) before it executes the shell; capabilities go with the change from uid 0.
@@ -48,8 +48,14 @@ public final class SessionLaunch {
      */
     public static SessionLaunch of(Account account, boolean switchUid, String command, SocketAddress client,
             SocketAddress local, Map<String, String> extraEnv) {
+        return of(account, switchUid, command, client, local, Map.of(), extraEnv);
+    }
+
+    /** As above, with the client's accepted {@code env} variables ({@code AcceptEnv}) set first. */
+    public static SessionLaunch of(Account account, boolean switchUid, String command, SocketAddress client,
+            SocketAddress local, Map<String, String> clientEnv, Map<String, String> extraEnv) {
         Objects.requireNonNull(account, "account");
-        Map<String, String> env = new LinkedHashMap<>();
+        Map<String, String> env = new LinkedHashMap<>(clientEnv);
         env.put("USER", account.name());
         env.put("LOGNAME", account.name());
         env.put("HOME", account.home().toString());

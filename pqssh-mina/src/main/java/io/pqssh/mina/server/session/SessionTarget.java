@@ -43,7 +43,8 @@ record SessionTarget(Account account, boolean switchUid) {
         if (agent != null) {
             extra.put(org.apache.sshd.agent.SshAgent.SSH_AUTHSOCKET_ENV_NAME, agent);
         }
+        Map<String, String> accepted = channel instanceof PqsshChannelSession p ? p.acceptedEnvironment() : Map.of();
         return SessionLaunch.of(account, switchUid, command, s.getClientAddress(),
-                s.getIoSession().getLocalAddress(), extra);
+                s.getIoSession().getLocalAddress(), accepted, extra);
     }
 }
