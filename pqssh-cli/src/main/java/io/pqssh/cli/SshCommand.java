@@ -63,8 +63,8 @@ public final class SshCommand implements Callable<Integer> {
 
     SessionUser sessionUser;
 
-    /** Set when this destination is reached through ProxyJump: the local end of the forwarding to it. */
-    private Integer jumpPort;
+    /** Set when this destination is reached through ProxyJump: the authenticated session to the last hop. */
+    private ClientSession lastHop;
 
     /** Logs in and runs {@code user} on the session; 255 when connecting or logging in fails, as {@link #call}. */
     public int callWith(SessionUser user) {
@@ -305,12 +305,12 @@ public final class SshCommand implements Callable<Integer> {
         String user = config.user();
         Prompter prompter = new Prompter(config.batchMode(), System.getenv());
         Forwarding.checkSupported(config);
-        if (!config.proxyJump().isEmpty() && jumpPort == null) {
-            // log in to the jump hosts first; this destination is then reached through a forwarding on the last
+        if (!config.proxyJump().isEmpty() && lastHop == null) {
+            // log in to the jump hosts first; this destination is then reached through a channel of the last one
             ClientLog jumpLog = log;
             return io.pqssh.cli.forward.JumpHosts.connect(config.proxyJump(), host, p, configFile, verbose.length,
-                    quiet, localPort -> {
-                        jumpPort = localPort;
+                    quiet, hop -> {
+                        lastHop = hop;
                         return run(config, jumpLog);
                     });
         }
@@ -340,9 +340,8 @@ public final class SshCommand implements Callable<Integer> {
         }
         b.preferredAuthentications(preferredAuthentications(config));
         b.customize(c -> ClientSetup.apply(c, config, log, prompter));
-        if (jumpPort != null) {
-            // through a jump host: host keys are checked for the destination, not the local forwarding's address
-            io.pqssh.cli.forward.JumpHosts.checkHostKeysAs(b, host, p);
+        if (lastHop != null) {
+            io.pqssh.cli.forward.JumpHosts.through(b, lastHop, host, p);
         }
 
         // identities
@@ -478,8 +477,7 @@ public final class SshCommand implements Callable<Integer> {
                 for (int attempt = 1; session == null; attempt++) {
                     log.debug1("Connecting to " + host + " port " + p + ".");
                     try {
-                        session = jumpPort == null ? client.login(user, host, p)
-                                : client.login(user, "127.0.0.1", jumpPort);
+                        session = client.login(user, host, p);
                     } catch (Exception e) {
                         if (attempt < attempts && Failures.connect(e, host, p) != null) {
                             log.debug1("connect attempt " + attempt + " failed: " + Failures.oneLine(e));
@@ -494,7 +492,9 @@ public final class SshCommand implements Callable<Integer> {
                 Progress.close(connecting);
             }
             try (ClientSession s = session) {
-                log.debug1("Authenticated to " + host + " ([" + remoteAddress(session) + "]:" + p + ") using \""
+                // as ssh -v: a connection through a jump host has no address of its own
+                log.debug1("Authenticated to " + host + (lastHop != null ? " (via proxy)"
+                        : " ([" + remoteAddress(session) + "]:" + p + ")") + " using \""
                         + session.getAttribute(ClientSetup.AUTH_METHOD) + "\".");
                 Forwarding.start(session, config, log);
                 if (forkAfterAuth) {

@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -18,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code pqssh ssh -J}: through a pqssh server to a second pqssh server, through two pqssh hops (comma-separated) to
  * Debian's OpenSSH sshd, and a hop with {@code AllowTcpForwarding no} that must stop the login. known_hosts gets
- * the hops' and the destination's names, never the local forwarding's port.
+ * the hops' and the destination's names. A client process logged in through two hops holds one TCP socket (to the
+ * first hop) and no listening socket: each next hop's SSH runs inside the previous hop's direct-tcpip channel.
  */
 class JumpHostTest {
     @TempDir
@@ -93,6 +97,78 @@ class JumpHostTest {
                 CliHarness.read(h.sshdLog()));
         assertEquals(new TreeSet<>(List.of("[127.0.0.1]:" + hop1, "[127.0.0.1]:" + hop2, "[127.0.0.1]:" + target)),
                 knownNames(), CliHarness.read(knownHosts));
+    }
+
+    @Test
+    void aClientThroughTwoHopsListensNowhereAndHoldsOneTcpSocket() throws Exception {
+        int hop1 = h.startServer(authorized());
+        int hop2 = h.startServer(authorized());
+        int target = startSshd();
+        String u = CliHarness.user() + "@";
+        Path marker = dir.resolve("logged-in");
+        ForwardingHarness.Proc p = h.startPqssh(Map.of(), "ssh", "-F", config.toString(), "-J",
+                u + "127.0.0.1:" + hop1 + "," + u + "127.0.0.1:" + hop2, "-p", String.valueOf(target), "127.0.0.1",
+                "touch " + marker + "; sleep 3; echo through-two-hops");
+        CliHarness.waitUntil(Duration.ofSeconds(90), () -> Files.exists(marker) || !p.process().isAlive(),
+                p::output);
+        assertTrue(Files.exists(marker), "the remote command never ran: " + p.output());
+        // the destination's command runs now, so the whole chain is up: look at the client's sockets
+        long pid = p.process().pid();
+        Set<Long> mine = socketInodes(pid);
+        List<String> tcp = new ArrayList<>();
+        List<String> listening = new ArrayList<>();
+        for (String table : List.of("tcp", "tcp6")) {
+            for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/net/" + table))) {
+                String[] f = line.strip().split("\\s+");
+                if (f.length > 9 && f[9].matches("\\d+") && mine.contains(Long.parseLong(f[9]))) {
+                    tcp.add(table + ": " + line.strip());
+                    if (f[3].equals("0A")) {
+                        listening.add(table + ": " + line.strip());
+                    }
+                }
+            }
+        }
+        assertTrue(p.process().isAlive(), p.output());
+        assertEquals(List.of(), listening, "the client listens on a TCP port during a -J login");
+        assertEquals(1, tcp.size(), "the client should hold exactly one TCP socket (to the first hop): " + tcp);
+        assertEquals(0, p.waitFor(Duration.ofSeconds(60)), p.output());
+        assertEquals("through-two-hops", CliHarness.read(p.out()).strip(), p.output());
+    }
+
+    /** Megabytes both ways through a hop: more than the channels' windows, so both window directions must work. */
+    @Test
+    void bulkDataBothWaysThroughAHop() throws Exception {
+        int hop = h.startServer(authorized());
+        int target = startSshd();
+        byte[] up = new byte[3_000_000];
+        new java.util.Random(12).nextBytes(up);
+        String want = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(up));
+        CliHarness.Result r = CliHarness.pqsshWithStdin(up, "ssh", "-F", config.toString(), "-J",
+                CliHarness.user() + "@127.0.0.1:" + hop, "-p", String.valueOf(target), "127.0.0.1",
+                "sha256sum; head -c 3000000 /dev/zero | tr '\\0' x");
+        assertEquals(0, r.rc(), r.all());
+        assertTrue(r.out().startsWith(want + "  -\n"), r.all());
+        String down = r.out().substring(r.out().indexOf('\n') + 1);
+        assertEquals(3_000_000, down.length(), r.all());
+        assertTrue(down.chars().allMatch(c -> c == 'x'), "the bytes from the destination changed on the way");
+    }
+
+    /** Inodes of the sockets among a process's file descriptors. */
+    private static Set<Long> socketInodes(long pid) throws Exception {
+        Set<Long> out = new TreeSet<>();
+        try (var fds = Files.list(Path.of("/proc/" + pid + "/fd"))) {
+            for (Path fd : fds.toList()) {
+                try {
+                    String target = Files.readSymbolicLink(fd).toString();
+                    if (target.startsWith("socket:[")) {
+                        out.add(Long.parseLong(target.substring(8, target.length() - 1)));
+                    }
+                } catch (java.nio.file.NoSuchFileException e) {
+                    // closed between the listing and the read
+                }
+            }
+        }
+        return out;
     }
 
     @Test

@@ -3,8 +3,8 @@ package io.pqssh.cli.forward;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.apache.sshd.client.session.ClientSession;
 import org.apache.sshd.client.session.ClientSessionCreator;
-import org.apache.sshd.client.session.forward.ExplicitPortForwardingTracker;
 import org.apache.sshd.common.session.Session;
 import org.apache.sshd.common.session.SessionListener;
 import org.apache.sshd.common.util.net.SshdSocketAddress;
@@ -16,15 +16,14 @@ import picocli.CommandLine;
 /**
  * {@code -J}/{@code ProxyJump}: each hop is logged in to as {@code pqssh ssh} would (its own ssh_config settings, the
  * same {@code -F}, {@code -v}/{@code -q}; not the command line's {@code -i}/{@code -o}, as OpenSSH), through the hops
- * before it; the last hop forwards a loopback port to the destination. OpenSSH runs {@code ssh -W} over stdio
- * instead; here the destination's connection goes through a listener on 127.0.0.1 that exists while the
- * connection lasts.
+ * before it; the destination's SSH connection then runs inside a {@code direct-tcpip} channel of the last hop's
+ * session, as OpenSSH's {@code ssh -W} does over stdio: nothing listens on this machine.
  */
 public final class JumpHosts {
-    /** The rest of the login, given the local port that reaches the destination. */
+    /** The rest of the login, given the authenticated session to the last hop. */
     @FunctionalInterface
     public interface Through {
-        int connect(int localPort) throws Exception;
+        int connect(ClientSession lastHop) throws Exception;
     }
 
     private JumpHosts() {
@@ -60,16 +59,15 @@ public final class JumpHosts {
         args.addAll(List.of("-T", dest));
         SshCommand hop = new SshCommand();
         new CommandLine(hop).parseArgs(args.toArray(String[]::new));
-        return hop.callWith(session -> {
-            try (ExplicitPortForwardingTracker t = session.createLocalPortForwardingTracker(
-                    new SshdSocketAddress("127.0.0.1", 0), new SshdSocketAddress(host, port))) {
-                return then.connect(t.getBoundAddress().getPort());
-            }
-        });
+        return hop.callWith(then::connect);
     }
 
-    /** Marks the client's sessions as being for {@code host:port}, which the host key check then uses. */
-    public static void checkHostKeysAs(PqsshClient.Builder b, String host, int port) {
+    /**
+     * Connects the client through {@code lastHop} and marks its sessions as being for {@code host:port}, the name the
+     * host key check then uses (never an address of the hop).
+     */
+    public static void through(PqsshClient.Builder b, ClientSession lastHop, String host, int port) {
+        b.through(lastHop);
         SshdSocketAddress target = new SshdSocketAddress(host, port);
         b.customize(c -> c.addSessionListener(new SessionListener() {
             @Override

@@ -168,6 +168,7 @@ public final class PqsshClient implements AutoCloseable {
         private boolean coalesceWrites = io.pqssh.mina.transport.CoalescingIoServiceFactoryFactory.enabledByDefault();
         private io.pqssh.mina.kex.ServerProposalCache kexGuessCache = io.pqssh.mina.kex.ServerProposalCache.inMemory();
         private final List<Consumer<SshClient>> customizers = new ArrayList<>();
+        private ClientSession jumpHost;
 
         /** An explicit list also silences the weak-crypto warning, as in OpenSSH. */
         public Builder kex(List<String> names) {
@@ -290,6 +291,16 @@ public final class PqsshClient implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Every connection of this client goes through {@code hop} (an authenticated session to a jump host), as a
+         * {@code direct-tcpip} channel that carries the SSH transport: no local socket, no listener (see
+         * {@link io.pqssh.mina.client.jump.DirectTcpipTransport}). Host names are resolved by the hop.
+         */
+        public Builder through(ClientSession hop) {
+            this.jumpHost = Objects.requireNonNull(hop);
+            return this;
+        }
+
         /** Bounds the authentication (default: {@link #timeout}); longer when a person types a password. */
         public Builder authTimeout(Duration d) {
             this.authTimeout = d;
@@ -347,7 +358,8 @@ public final class PqsshClient implements AutoCloseable {
             // MINA leaves Nagle on; with it a small flight waits for an ACK and costs a round trip
             CoreModuleProperties.TCP_NODELAY.set(client, true);
             client.setIoServiceFactoryFactory(io.pqssh.mina.transport.CoalescingIoServiceFactoryFactory.of(
-                    coalesceWrites, null));
+                    coalesceWrites, jumpHost == null ? null : new io.pqssh.mina.client.jump.DirectTcpipTransport(
+                            jumpHost)));
             // forwarded-tcpip channels (-R) are accepted only for listeners this client asked for: MINA's forwarder
             // refuses a channel for a port it did not request
             client.setForwardingFilter(io.pqssh.mina.client.ClientForwardingFilter.INSTANCE);
