@@ -222,6 +222,31 @@ public final class ClientConfig {
         return out;
     }
 
+    /**
+     * {@code PermitRemoteOpen} as ssh reads it: where a remote dynamic forwarding ({@code -R [bind:]port}) may
+     * connect. {@code any} (default), {@code none}, or {@code host:port} entries ({@code *} for either, {@code [v6]:port}),
+     * compared literally with what the SOCKS client asked for (no DNS).
+     */
+    public java.util.function.BiPredicate<String, Integer> permitRemoteOpen() throws ConfigException {
+        Optional<OptionValue> v = value("PermitRemoteOpen");
+        if (v.isEmpty() || (v.get().args().size() == 1 && v.get().first().equalsIgnoreCase("any"))) {
+            return (h, p) -> true;
+        }
+        if (v.get().args().size() == 1 && v.get().first().equalsIgnoreCase("none")) {
+            return (h, p) -> false;
+        }
+        List<io.pqssh.mina.server.forward.HostPortPattern> allowed = new ArrayList<>();
+        for (String a : v.get().args()) {
+            try {
+                allowed.add(io.pqssh.mina.server.forward.HostPortPattern.parse(a, true));
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(v.get().source() + ": PermitRemoteOpen: " + e.getMessage());
+            }
+        }
+        List<io.pqssh.mina.server.forward.HostPortPattern> list = List.copyOf(allowed);
+        return (h, p) -> io.pqssh.mina.server.forward.HostPortPattern.anyMatches(list, h, p);
+    }
+
     /** ProxyJump hops ({@code none} or unset: empty). */
     public List<String> proxyJump() {
         String v = string("ProxyJump").orElse("none");

@@ -3,7 +3,9 @@ package io.pqssh.cli.forward;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.time.Duration;
 import java.util.Locale;
+import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 
 import org.apache.sshd.client.session.ClientSession;
@@ -12,60 +14,53 @@ import org.apache.sshd.common.util.net.SshdSocketAddress;
 
 import io.pqssh.cli.config.ConfigException;
 import io.pqssh.cli.config.ForwardSpec;
+import io.pqssh.mina.forward.LocalTarget;
+import io.pqssh.mina.forward.RelayChannel;
+import io.pqssh.mina.forward.RemoteForwards;
 
 /**
- * Starts a session's -L, -R and -D forwardings through MINA's forwarder (its SOCKS4/5 proxy serves -D). As ssh: a
+ * Starts a session's -L and -D forwardings through MINA's forwarder (its SOCKS4/5 proxy serves -D), -R through
+ * {@link RemoteForwards} (with a SOCKS server on the client for -R's dynamic form). As ssh: a
  * forwarding that cannot be set up is a warning unless {@code ExitOnForwardFailure yes}, then an error; -L and -D
  * listen on loopback unless a bind address is given or {@code GatewayPorts yes}; -R asks for "localhost" unless a
  * bind address is given ("*" asks for every interface, which the server's GatewayPorts decides).
  */
 public final class PortForwards implements AutoCloseable {
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
     private final List<PortForwardingTracker> trackers = new ArrayList<>();
 
     private PortForwards() {
     }
 
-    /** Refuses, before connecting, what pqssh cannot forward (Unix sockets, -R's dynamic form). */
+    /** Refuses, before connecting, what pqssh cannot forward (Unix sockets). */
     public static void checkSupported(List<ForwardSpec> specs) throws ConfigException {
         for (ForwardSpec s : specs) {
             if (s.bindPath() != null || s.targetPath() != null) {
                 throw new ConfigException("forwarding " + describe(s) + ": Unix domain socket forwarding is not"
                         + " supported by pqssh ssh");
             }
-            if (s.kind() == ForwardSpec.Kind.REMOTE && s.targetHost() == null) {
-                throw new ConfigException("forwarding " + describe(s) + ": remote dynamic forwarding (-R [bind:]port)"
-                        + " is not supported by pqssh ssh");
-            }
         }
     }
 
     /**
      * @param gatewayPorts the client's {@code GatewayPorts}: -L/-D without a bind address listen on every interface
+     * @param remoteOpen the client's {@code PermitRemoteOpen}: where a remote dynamic forwarding may connect
      * @throws IOException when {@code exitOnFailure} and one forwarding failed (the others are stopped)
      */
     public static PortForwards start(ClientSession session, List<ForwardSpec> specs, boolean gatewayPorts,
-            boolean exitOnFailure, Consumer<String> warn) throws IOException {
+            boolean exitOnFailure, BiPredicate<String, Integer> remoteOpen, Consumer<String> warn)
+            throws IOException {
         PortForwards pf = new PortForwards();
         for (ForwardSpec s : specs) {
             try {
-                pf.trackers.add(switch (s.kind()) {
-                    case LOCAL -> session.createLocalPortForwardingTracker(
+                switch (s.kind()) {
+                    case LOCAL -> pf.trackers.add(session.createLocalPortForwardingTracker(
                             new SshdSocketAddress(localBind(s, gatewayPorts), s.bindPort()),
-                            new SshdSocketAddress(s.targetHost(), s.targetPort()));
-                    case DYNAMIC -> session.createDynamicPortForwardingTracker(
-                            new SshdSocketAddress(localBind(s, gatewayPorts), s.bindPort()));
-                    case REMOTE -> {
-                        PortForwardingTracker t = session.createRemotePortForwardingTracker(
-                                new SshdSocketAddress(remoteBind(s), s.bindPort()),
-                                new SshdSocketAddress(s.targetHost(), s.targetPort()));
-                        if (s.bindPort() == 0) {
-                            // as ssh: the server chose the port, tell the user which
-                            warn.accept("Allocated port " + t.getBoundAddress().getPort() + " for remote forward to "
-                                    + s.targetHost() + ":" + s.targetPort());
-                        }
-                        yield t;
-                    }
-                });
+                            new SshdSocketAddress(s.targetHost(), s.targetPort())));
+                    case DYNAMIC -> pf.trackers.add(session.createDynamicPortForwardingTracker(
+                            new SshdSocketAddress(localBind(s, gatewayPorts), s.bindPort())));
+                    case REMOTE -> remote(session, s, remoteOpen, warn);
+                }
             } catch (IOException | RuntimeException e) {
                 String msg = s.kind() == ForwardSpec.Kind.REMOTE
                         ? "remote port forwarding failed for listen port " + s.bindPort()
@@ -79,6 +74,23 @@ public final class PortForwards implements AutoCloseable {
             }
         }
         return pf;
+    }
+
+    /**
+     * -R through {@link RemoteForwards} (MINA's remote forwarding cannot serve SOCKS): connections to the server's
+     * listener go to the target, or, without one, to a SOCKS4/5 server on the channel limited by PermitRemoteOpen.
+     */
+    private static void remote(ClientSession session, ForwardSpec s, BiPredicate<String, Integer> remoteOpen,
+            Consumer<String> warn) throws IOException {
+        RelayChannel.Route route = s.targetHost() == null
+                ? RelayChannel.Route.socks(remoteOpen, warn)
+                : RelayChannel.Route.to(LocalTarget.tcp(s.targetHost(), s.targetPort()));
+        int bound = RemoteForwards.listenTcp(session, remoteBind(s), s.bindPort(), route, REQUEST_TIMEOUT);
+        if (s.bindPort() == 0) {
+            // as ssh: the server chose the port, tell the user which
+            warn.accept("Allocated port " + bound + " for remote forward to " + (s.targetHost() == null
+                    ? "a SOCKS proxy" : s.targetHost() + ":" + s.targetPort()));
+        }
     }
 
     private static String localBind(ForwardSpec s, boolean gatewayPorts) {
@@ -102,11 +114,6 @@ public final class PortForwards implements AutoCloseable {
 
     private static String describe(ForwardSpec s) {
         return s.kind().name().toLowerCase(Locale.ROOT) + " " + s;
-    }
-
-    /** The local (for -L, -D) or remote (for -R) address each started forwarding is bound to, in order. */
-    public List<SshdSocketAddress> boundAddresses() {
-        return trackers.stream().map(PortForwardingTracker::getBoundAddress).toList();
     }
 
     @Override

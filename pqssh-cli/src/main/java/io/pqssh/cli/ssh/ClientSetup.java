@@ -74,6 +74,9 @@ public final class ClientSetup {
     private static void applyChecked(SshClient client, ClientConfig c, ClientLog log, Prompter prompter)
             throws ConfigException {
         client.setHostConfigEntryResolver(HostConfigEntryResolver.EMPTY);
+        // -R connections (forwarded-tcpip, forwarded-streamlocal) are served by pqssh's own relay, which also does
+        // remote dynamic (SOCKS) forwarding and passes half-closes through; MINA's forwarded-tcpip factory is replaced
+        client.setChannelFactories(io.pqssh.mina.forward.RemoteForwards.CHANNEL_FACTORIES);
 
         List<NamedFactory<Signature>> allSigs = new ArrayList<>(client.getSignatureFactories());
         List<String> sigNames = names(allSigs);

@@ -25,6 +25,7 @@ public final class Forwarding {
 
     public static void checkSupported(ClientConfig config) throws ConfigException {
         io.pqssh.cli.forward.PortForwards.checkSupported(config.forwards());
+        config.permitRemoteOpen();
         String agent = config.string("ForwardAgent").orElse("no").toLowerCase(java.util.Locale.ROOT);
         if (!List.of("yes", "no", "true", "false").contains(agent)) {
             throw new ConfigException("ForwardAgent " + agent + ": only yes and no are supported (the agent is"
@@ -61,6 +62,6 @@ public final class Forwarding {
             log.debug1("forwarding " + s.kind().name().toLowerCase(java.util.Locale.ROOT) + " " + s);
         }
         io.pqssh.cli.forward.PortForwards.start(session, specs, config.flag("GatewayPorts", false),
-                config.flag("ExitOnForwardFailure", false), log::error);
+                config.flag("ExitOnForwardFailure", false), config.permitRemoteOpen(), log::error);
     }
 }

@@ -7,9 +7,9 @@ import java.util.Locale;
  * One {@code PermitOpen}/{@code PermitListen}/{@code permitopen=}/{@code permitlisten=} entry: {@code host:port},
  * {@code [v6]:port} or (listen only) a bare port. {@code *} as host or port matches anything; a listen entry without a
  * host matches any listen address (the bound address is {@code GatewayPorts}'s choice). Host names compare
- * ASCII-case-insensitively and literally: no DNS, as in sshd.
+ * ASCII-case-insensitively and literally: no DNS, as in sshd. Also the client's {@code PermitRemoteOpen} entries.
  */
-final class HostPortPattern {
+public final class HostPortPattern {
     private final String host; // null: any
     private final int port; // -1: any
 
@@ -18,7 +18,7 @@ final class HostPortPattern {
         this.port = port;
     }
 
-    static HostPortPattern parse(String s, boolean hostRequired) {
+    public static HostPortPattern parse(String s, boolean hostRequired) {
         String host;
         String port;
         if (s.startsWith("[")) {
@@ -60,14 +60,14 @@ final class HostPortPattern {
         return new HostPortPattern(host == null || host.equals("*") ? null : host.toLowerCase(Locale.ROOT), p);
     }
 
-    boolean matches(String h, int p) {
+    public boolean matches(String h, int p) {
         if (port != -1 && port != p) {
             return false;
         }
         return host == null || (h != null && host.equals(h.toLowerCase(Locale.ROOT)));
     }
 
-    static boolean anyMatches(List<HostPortPattern> list, String host, int port) {
+    public static boolean anyMatches(List<HostPortPattern> list, String host, int port) {
         for (HostPortPattern pp : list) {
             if (pp.matches(host, port)) {
                 return true;
