@@ -1,9 +1,13 @@
 package io.pqssh.core.agent;
 
 import java.security.MessageDigest;
+import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 import io.pqssh.core.auth.ChallengeRejectedException;
 import io.pqssh.core.auth.KemAuthClient;
@@ -12,6 +16,7 @@ import io.pqssh.core.keys.PrivateKeyCodec;
 import io.pqssh.core.keys.PrivateKeyCodecs;
 import io.pqssh.core.keys.SshPrivateKey;
 import io.pqssh.core.keys.kem.MlKemSshKey;
+import io.pqssh.core.keys.openssh.BcryptPbkdf;
 import io.pqssh.core.sig.SshSigningKey;
 import io.pqssh.core.wire.MalformedMessageException;
 import io.pqssh.core.wire.SshReader;
@@ -19,24 +24,88 @@ import io.pqssh.core.wire.SshWriter;
 
 /**
  * The keys of {@code pqssh agent} and its answers to agent requests: the base protocol for signature keys (every
- * pqssh signature type, Ed25519 included) and the KEM extensions of docs/agent-protocol.md for ML-KEM credentials.
- * Not supported, and answered with SSH_AGENT_FAILURE: RSA/ECDSA keys, key constraints (ssh-add -t/-c), lock/unlock,
- * smartcards. Keys are destroyed when removed.
+ * pqssh signature type, Ed25519 included), the KEM extensions of docs/agent-protocol.md for ML-KEM credentials, key
+ * constraints (lifetime, confirm) and lock/unlock, as ssh-agent (OpenSSH 9.2/10) does them. Not supported, and
+ * answered with SSH_AGENT_FAILURE: RSA/ECDSA keys, constraint extensions, smartcards. Keys are destroyed when removed
+ * or expired.
  */
 public final class Agent {
-    /** One held key. */
-    public record Entry(byte[] blob, String comment, SshPrivateKey key) {
+    /** Asks whether a confirm-constrained key may be used once; false refuses the request. */
+    public interface UseConfirmation {
+        boolean allow(Entry key);
+    }
+
+    /** What an agent without any way to ask does: refuse every use of a confirm-constrained key. */
+    public static final UseConfirmation REFUSE = key -> false;
+
+    /** ssh-agent's lock: bcrypt_pbkdf with one round into 32 bytes, compared in constant time. */
+    private static final int LOCK_HASH_BYTES = 32;
+    private static final int LOCK_SALT_BYTES = 16;
+    /** ssh-agent's delay after a wrong unlock passphrase: 0.1 s per failure so far, at most 10 s. */
+    private static final long UNLOCK_DELAY_STEP_MILLIS = 100;
+    private static final int UNLOCK_MAX_FAILURES = 100;
+
+    /**
+     * One held key.
+     *
+     * @param lifetimeSeconds seconds it lives after {@code addedAtNanos}, or {@link KeyConstraints#NO_LIFETIME}
+     */
+    public record Entry(byte[] blob, String comment, SshPrivateKey key, boolean confirm, long lifetimeSeconds,
+            long addedAtNanos) {
         public boolean isKem() {
             return key instanceof MlKemSshKey;
+        }
+
+        boolean expiredAt(long nowNanos) {
+            return lifetimeSeconds != KeyConstraints.NO_LIFETIME
+                    && nowNanos - addedAtNanos >= TimeUnit.SECONDS.toNanos(lifetimeSeconds);
+        }
+
+        long nanosLeft(long nowNanos) {
+            return TimeUnit.SECONDS.toNanos(lifetimeSeconds) - (nowNanos - addedAtNanos);
         }
     }
 
     private final List<Entry> keys = new ArrayList<>();
+    private final long defaultLifetimeSeconds;
+    private final UseConfirmation confirmation;
+    private final LongSupplier nanoClock;
+    private final SecureRandom random = new SecureRandom();
+    private byte[] lockHash;
+    private byte[] lockSalt;
+    private int unlockFailures;
 
-    public synchronized void add(SshPrivateKey key, String comment) {
+    /** No default lifetime; confirm-constrained keys are refused (no way to ask). */
+    public Agent() {
+        this(KeyConstraints.NO_LIFETIME, REFUSE, System::nanoTime);
+    }
+
+    /**
+     * @param defaultLifetimeSeconds lifetime of keys added without one ({@code ssh-agent -t}), or
+     *        {@link KeyConstraints#NO_LIFETIME}
+     * @param confirmation asked before each use of a confirm-constrained key
+     * @param nanoClock a monotonic clock ({@link System#nanoTime} outside tests)
+     */
+    public Agent(long defaultLifetimeSeconds, UseConfirmation confirmation, LongSupplier nanoClock) {
+        if (defaultLifetimeSeconds < KeyConstraints.NO_LIFETIME) {
+            throw new IllegalArgumentException("default lifetime must be >= 0 seconds");
+        }
+        this.defaultLifetimeSeconds = defaultLifetimeSeconds;
+        this.confirmation = confirmation;
+        this.nanoClock = nanoClock;
+    }
+
+    public void add(SshPrivateKey key, String comment) {
+        add(key, comment, KeyConstraints.NONE);
+    }
+
+    /** Adds (or replaces, with the new constraints) a key; the agent's default lifetime applies if none is given. */
+    public synchronized void add(SshPrivateKey key, String comment, KeyConstraints constraints) {
         byte[] blob = key.publicKeyBlob();
         remove(blob);
-        keys.add(new Entry(blob, comment, key));
+        long lifetime = constraints.hasLifetime() ? constraints.lifetimeSeconds() : defaultLifetimeSeconds;
+        keys.add(new Entry(blob, comment, key, constraints.confirm(), lifetime, nanoClock.getAsLong()));
+        notifyAll(); // the reaper may have a new earliest expiry
     }
 
     public synchronized boolean remove(byte[] blob) {
@@ -54,17 +123,69 @@ public final class Agent {
         keys.clear();
     }
 
+    /** The keys held now (expired ones already removed), locked or not. */
     public synchronized List<Entry> entries() {
+        reap();
         return List.copyOf(keys);
     }
 
+    public synchronized boolean isLocked() {
+        return lockHash != null;
+    }
+
+    /** Removes and destroys keys whose lifetime is over; returns how many. */
+    public synchronized int reap() {
+        long now = nanoClock.getAsLong();
+        int n = 0;
+        for (int i = keys.size() - 1; i >= 0; i--) {
+            if (keys.get(i).expiredAt(now)) {
+                destroy(keys.remove(i));
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Removes keys as their lifetimes end, so they vanish even when nobody asks the agent anything (ssh-agent's
+     * reaper). Runs until interrupted; meant for a daemon thread.
+     */
+    public void reapUntilInterrupted() {
+        synchronized (this) {
+            try {
+                while (true) {
+                    reap();
+                    long now = nanoClock.getAsLong();
+                    long next = Long.MAX_VALUE;
+                    for (Entry e : keys) {
+                        if (e.lifetimeSeconds() != KeyConstraints.NO_LIFETIME) {
+                            next = Math.min(next, e.nanosLeft(now));
+                        }
+                    }
+                    if (next == Long.MAX_VALUE) {
+                        wait();
+                    } else {
+                        TimeUnit.NANOSECONDS.timedWait(this, Math.max(next, TimeUnit.MILLISECONDS.toNanos(1)));
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     private synchronized Optional<Entry> find(byte[] blob) {
+        reap();
         return keys.stream().filter(e -> MessageDigest.isEqual(e.blob(), blob)).findFirst();
     }
 
     private static void destroy(Entry e) {
+        destroy(e.key());
+    }
+
+    private static void destroy(SshPrivateKey key) {
         try {
-            e.key().destroy();
+            key.destroy();
         } catch (javax.security.auth.DestroyFailedException ex) {
             // nothing more to wipe
         }
@@ -75,6 +196,15 @@ public final class Agent {
         try {
             SshReader r = new SshReader(request);
             int type = r.getByte();
+            if (type == AgentProtocol.SSH_AGENTC_UNLOCK) {
+                return unlock(r);
+            }
+            if (isLocked()) {
+                // as ssh-agent: a locked agent has no keys to show and does nothing else
+                return type == AgentProtocol.SSH_AGENTC_REQUEST_IDENTITIES
+                        ? new SshWriter().putByte(AgentProtocol.SSH_AGENT_IDENTITIES_ANSWER).putUint32(0).toByteArray()
+                        : status(false);
+            }
             switch (type) {
                 case AgentProtocol.SSH_AGENTC_REQUEST_IDENTITIES:
                     r.expectEnd("REQUEST_IDENTITIES");
@@ -82,6 +212,7 @@ public final class Agent {
                 case AgentProtocol.SSH_AGENTC_SIGN_REQUEST:
                     return sign(r);
                 case AgentProtocol.SSH_AGENTC_ADD_IDENTITY:
+                case AgentProtocol.SSH_AGENTC_ADD_ID_CONSTRAINED:
                     return addIdentity(r);
                 case AgentProtocol.SSH_AGENTC_REMOVE_IDENTITY: {
                     byte[] blob = r.getString();
@@ -92,6 +223,8 @@ public final class Agent {
                     r.expectEnd("REMOVE_ALL_IDENTITIES");
                     removeAll();
                     return status(true);
+                case AgentProtocol.SSH_AGENTC_LOCK:
+                    return lock(r);
                 case AgentProtocol.SSH_AGENTC_EXTENSION:
                     return extension(r);
                 default:
@@ -111,13 +244,18 @@ public final class Agent {
         return w.toByteArray();
     }
 
+    /** Outside the agent's monitor: a confirmation may wait minutes for a person. */
+    private boolean confirmed(Entry e) {
+        return !e.confirm() || confirmation.allow(e);
+    }
+
     private byte[] sign(SshReader r) throws MalformedMessageException {
         byte[] blob = r.getString();
         byte[] data = r.getString();
         r.getUint32(); // flags: only RSA's SHA-2 choices, and pqssh holds no RSA keys
         r.expectEnd("SIGN_REQUEST");
         Optional<Entry> e = find(blob);
-        if (e.isEmpty() || !(e.get().key() instanceof SshSigningKey)) {
+        if (e.isEmpty() || !(e.get().key() instanceof SshSigningKey) || !confirmed(e.get())) {
             return status(false);
         }
         byte[] sig = ((SshSigningKey) e.get().key()).sign(data);
@@ -132,14 +270,82 @@ public final class Agent {
             return status(false);
         }
         SshPrivateKey key = codec.get().readPrivateFields(type, r);
-        String comment = r.getUtf8();
-        if (r.remaining() != 0) {
-            // key constraints (ADD_ID_CONSTRAINED's tail, or trailing bytes) are not supported: refuse, not ignore
-            destroy(new Entry(key.publicKeyBlob(), comment, key));
+        KeyConstraints constraints;
+        String comment;
+        try {
+            comment = r.getUtf8();
+            // ssh-agent reads constraints after the comment of both ADD_IDENTITY and ADD_ID_CONSTRAINED
+            constraints = KeyConstraints.read(r);
+        } catch (MalformedMessageException | KeyConstraints.UnsupportedConstraintException e) {
+            destroy(key); // refused, not added without the constraint the client asked for
             return status(false);
         }
-        add(key, comment);
+        add(key, comment, constraints);
         return status(true);
+    }
+
+    private byte[] lock(SshReader r) throws MalformedMessageException {
+        byte[] pass = r.getString();
+        try {
+            r.expectEnd("LOCK");
+            if (pass.length == 0) {
+                return status(false); // ssh-agent: empty passphrases are not supported
+            }
+            byte[] salt = new byte[LOCK_SALT_BYTES];
+            random.nextBytes(salt);
+            byte[] hash = BcryptPbkdf.derive(pass, salt, 1, LOCK_HASH_BYTES);
+            synchronized (this) {
+                if (lockHash != null) {
+                    Arrays.fill(hash, (byte) 0);
+                    return status(false);
+                }
+                lockHash = hash;
+                lockSalt = salt;
+                unlockFailures = 0;
+            }
+            return status(true);
+        } finally {
+            Arrays.fill(pass, (byte) 0);
+        }
+    }
+
+    private byte[] unlock(SshReader r) throws MalformedMessageException {
+        byte[] pass = r.getString();
+        byte[] hash = null;
+        long delayMillis;
+        try {
+            r.expectEnd("UNLOCK");
+            byte[] salt;
+            synchronized (this) {
+                if (lockHash == null || pass.length == 0) {
+                    return status(false);
+                }
+                salt = lockSalt;
+            }
+            hash = BcryptPbkdf.derive(pass, salt, 1, LOCK_HASH_BYTES);
+            synchronized (this) {
+                if (lockHash != null && lockSalt == salt && MessageDigest.isEqual(hash, lockHash)) {
+                    Arrays.fill(lockHash, (byte) 0);
+                    lockHash = null;
+                    lockSalt = null;
+                    unlockFailures = 0;
+                    return status(true);
+                }
+                unlockFailures = Math.min(unlockFailures + 1, UNLOCK_MAX_FAILURES);
+                delayMillis = UNLOCK_DELAY_STEP_MILLIS * unlockFailures;
+            }
+        } finally {
+            Arrays.fill(pass, (byte) 0);
+            if (hash != null) {
+                Arrays.fill(hash, (byte) 0);
+            }
+        }
+        try {
+            Thread.sleep(delayMillis); // slows guessing, as ssh-agent does
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return status(false);
     }
 
     private byte[] extension(SshReader r) throws MalformedMessageException {
@@ -167,7 +373,7 @@ public final class Agent {
             return extensionFailure();
         }
         Optional<Entry> e = find(q.keyBlob());
-        if (e.isEmpty() || !e.get().isKem()) {
+        if (e.isEmpty() || !e.get().isKem() || !confirmed(e.get())) {
             return extensionFailure();
         }
         MlKemSshKey key = (MlKemSshKey) e.get().key();
@@ -180,7 +386,7 @@ public final class Agent {
             return extensionFailure();
         }
         byte[] out = new SshWriter(40).putByte(AgentProtocol.SSH_AGENT_SUCCESS).putString(response).toByteArray();
-        java.util.Arrays.fill(response, (byte) 0);
+        Arrays.fill(response, (byte) 0);
         return out;
     }
 

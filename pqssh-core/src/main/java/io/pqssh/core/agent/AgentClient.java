@@ -117,8 +117,10 @@ public final class AgentClient implements AutoCloseable {
             SshReader r = new SshReader(reply);
             int type = r.getByte();
             if (type != AgentProtocol.SSH_AGENT_SUCCESS) {
+                // SSH_AGENT_FAILURE: no such extension, or a locked agent
                 throw new IOException(type == AgentProtocol.SSH_AGENT_EXTENSION_FAILURE
-                        ? "the agent refused the KEM challenge" : "the agent does not support " + KemAuthExtension.RESPONSE);
+                        ? "the agent refused the KEM challenge"
+                        : "the agent refused " + KemAuthExtension.RESPONSE + " (locked, or no such extension)");
             }
             byte[] resp = r.getString();
             r.expectEnd("KEM response");
@@ -130,9 +132,19 @@ public final class AgentClient implements AutoCloseable {
 
     /** SSH_AGENTC_ADD_IDENTITY; false when the agent refused it. */
     public boolean add(SshPrivateKey key, String comment) throws IOException {
-        SshWriter w = new SshWriter().putByte(AgentProtocol.SSH_AGENTC_ADD_IDENTITY).putString(key.keyType());
+        return add(key, comment, KeyConstraints.NONE);
+    }
+
+    /**
+     * SSH_AGENTC_ADD_IDENTITY, or SSH_AGENTC_ADD_ID_CONSTRAINED with the constraints (as ssh-add); false when the
+     * agent refused it (an agent that does not implement a constraint must refuse the key).
+     */
+    public boolean add(SshPrivateKey key, String comment, KeyConstraints constraints) throws IOException {
+        SshWriter w = new SshWriter().putByte(constraints.isNone() ? AgentProtocol.SSH_AGENTC_ADD_IDENTITY
+                : AgentProtocol.SSH_AGENTC_ADD_ID_CONSTRAINED).putString(key.keyType());
         key.writePrivateFields(w);
         w.putString(comment == null ? "" : comment);
+        constraints.write(w);
         byte[] msg = w.toByteArray();
         try {
             return request(msg)[0] == AgentProtocol.SSH_AGENT_SUCCESS;
@@ -144,6 +156,18 @@ public final class AgentClient implements AutoCloseable {
     public boolean remove(byte[] keyBlob) throws IOException {
         return request(new SshWriter().putByte(AgentProtocol.SSH_AGENTC_REMOVE_IDENTITY).putString(keyBlob)
                 .toByteArray())[0] == AgentProtocol.SSH_AGENT_SUCCESS;
+    }
+
+    /** SSH_AGENTC_LOCK (lock) or SSH_AGENTC_UNLOCK; false when the agent refused. The caller zeroes the passphrase. */
+    public boolean lock(boolean lock, byte[] passphrase) throws IOException {
+        byte[] msg = new SshWriter(passphrase.length + 8)
+                .putByte(lock ? AgentProtocol.SSH_AGENTC_LOCK : AgentProtocol.SSH_AGENTC_UNLOCK).putString(passphrase)
+                .toByteArray();
+        try {
+            return request(msg)[0] == AgentProtocol.SSH_AGENT_SUCCESS;
+        } finally {
+            java.util.Arrays.fill(msg, (byte) 0);
+        }
     }
 
     public boolean removeAll() throws IOException {

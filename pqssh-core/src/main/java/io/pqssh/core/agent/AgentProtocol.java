@@ -25,6 +25,11 @@ public final class AgentProtocol {
     public static final int SSH_AGENTC_EXTENSION = 27;
     public static final int SSH_AGENT_EXTENSION_FAILURE = 28;
 
+    /** Key constraints: the tail of ADD_IDENTITY / ADD_ID_CONSTRAINED (PROTOCOL.agent, the draft's section 3.2.7). */
+    public static final int SSH_AGENT_CONSTRAIN_LIFETIME = 1;
+    public static final int SSH_AGENT_CONSTRAIN_CONFIRM = 2;
+    public static final int SSH_AGENT_CONSTRAIN_EXTENSION = 255;
+
     /** OpenSSH's limit on one message (AGENT_MAX_LEN); larger frames end the connection. */
     public static final int MAX_MESSAGE = 256 * 1024;
 

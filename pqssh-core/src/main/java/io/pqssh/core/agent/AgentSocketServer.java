@@ -10,23 +10,34 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.UserPrincipal;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.function.Function;
+
+import jdk.net.ExtendedSocketOptions;
+import jdk.net.UnixDomainPrincipal;
 
 /**
  * Serves agent requests on a Unix domain socket (mode 0600; its directory should be the owner's alone, as
  * ssh-agent's {@code /tmp/ssh-XXXX}). One daemon thread per connection; the socket file is removed on close.
+ * As ssh-agent, a connection whose peer (SO_PEERCRED) is neither root nor this process's user is closed unanswered,
+ * whatever the socket's mode says.
  */
 public final class AgentSocketServer implements AutoCloseable {
     private final Path path;
     private final ServerSocketChannel server;
     private final Function<byte[], byte[]> handler;
     private final Thread acceptor;
+    private final UserPrincipal owner;
+    private final UserPrincipal root;
 
-    private AgentSocketServer(Path path, ServerSocketChannel server, Function<byte[], byte[]> handler) {
+    private AgentSocketServer(Path path, ServerSocketChannel server, Function<byte[], byte[]> handler,
+            UserPrincipal owner, UserPrincipal root) {
         this.path = path;
         this.server = server;
         this.handler = handler;
+        this.owner = owner;
+        this.root = root;
         this.acceptor = new Thread(this::acceptLoop, "agent-accept " + path.getFileName());
         acceptor.setDaemon(true);
     }
@@ -37,14 +48,20 @@ public final class AgentSocketServer implements AutoCloseable {
             throw new IOException(path + ": already exists");
         }
         ServerSocketChannel ch = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        UserPrincipal owner;
+        UserPrincipal root;
         try {
             ch.bind(UnixDomainSocketAddress.of(path));
             Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-------"));
+            owner = Files.getOwner(path); // the socket we just made: our own uid
+            // "0" is no user name, so the lookup falls back to it as a number: uid 0 whatever root is called
+            root = path.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("0");
         } catch (IOException | RuntimeException e) {
             ch.close();
+            Files.deleteIfExists(path);
             throw e;
         }
-        AgentSocketServer s = new AgentSocketServer(path, ch, handler);
+        AgentSocketServer s = new AgentSocketServer(path, ch, handler, owner, root);
         s.acceptor.start();
         return s;
     }
@@ -74,7 +91,25 @@ public final class AgentSocketServer implements AutoCloseable {
         }
     }
 
+    /** ssh-agent's rule: the peer's uid is root's or ours. A peer whose credentials cannot be read is refused. */
+    private boolean peerAllowed(SocketChannel c) {
+        try {
+            UnixDomainPrincipal peer = c.getOption(ExtendedSocketOptions.SO_PEERCRED);
+            return peer != null && (peer.user().equals(owner) || peer.user().equals(root));
+        } catch (IOException | UnsupportedOperationException e) {
+            return false;
+        }
+    }
+
     private void serve(SocketChannel c) {
+        if (!peerAllowed(c)) {
+            try {
+                c.close();
+            } catch (IOException e) {
+                // refused either way
+            }
+            return;
+        }
         try (c; InputStream in = Channels.newInputStream(c); OutputStream out = Channels.newOutputStream(c)) {
             byte[] req;
             while ((req = AgentProtocol.readMessage(in)) != null) {
