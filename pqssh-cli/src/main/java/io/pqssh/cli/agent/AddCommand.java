@@ -3,14 +3,18 @@ package io.pqssh.cli.agent;
 import java.io.Console;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.Callable;
 
 import io.pqssh.cli.keygen.FingerprintHash;
 import io.pqssh.cli.keygen.KeyDescriptions;
+import io.pqssh.cli.ssh.Prompter;
 import io.pqssh.core.agent.AgentClient;
+import io.pqssh.core.agent.KeyConstraints;
 import io.pqssh.core.keys.KeyFilePermissions;
 import io.pqssh.core.keys.PublicKeyLine;
 import io.pqssh.core.keys.openssh.OpenSshKeyV1;
@@ -24,7 +28,8 @@ import picocli.CommandLine.Parameters;
         description = {"Add private keys to the agent at SSH_AUTH_SOCK (like ssh-add), list or remove them.",
                 "Without files: ~/.ssh/id_mlkem768, id_mldsa44_ed25519, id_ed25519 and the other pqssh defaults.",
                 "Encrypted keys: passphrase from the terminal or PQSSH_PASSPHRASE.",
-                "Exit status: 0 success, 1 failure, 2 no agent."})
+                "Lock passphrases (-x/-X): terminal, SSH_ASKPASS, or a line of stdin.",
+                "Exit status: 0 success, 1 failure, 2 no agent, 255 bad combination of -l/-L, -x/-X, -D."})
 public final class AddCommand implements Callable<Integer> {
     @Parameters(paramLabel = "file", description = "Private key files.")
     List<Path> files = new ArrayList<>();
@@ -47,8 +52,41 @@ public final class AddCommand implements Callable<Integer> {
     @Option(names = "-E", paramLabel = "hash", description = "Fingerprint hash: sha256 (default) or md5.")
     String hash = "sha256";
 
+    @Option(names = "-t", paramLabel = "life",
+            description = "Lifetime of the added keys (seconds, or 30m, 1h30m...): the agent removes them after it.")
+    String lifetime;
+
+    @Option(names = "-c", description = "Each use of the added keys must be confirmed (SSH_ASKPASS on the agent's side).")
+    boolean confirm;
+
+    @Option(names = "-x", description = "Lock the agent with a passphrase.")
+    boolean lock;
+
+    @Option(names = "-X", description = "Unlock the agent.")
+    boolean unlock;
+
     @Override
     public Integer call() throws Exception {
+        if ((lock || unlock ? 1 : 0) + (list || listPublic ? 1 : 0) + (deleteAll ? 1 : 0) > 1 || (lock && unlock)) {
+            System.err.println("Invalid combination of actions");
+            return 255; // ssh-add's fatal()
+        }
+        KeyConstraints constraints = KeyConstraints.NONE;
+        if (lifetime != null || confirm) {
+            long life = lifetime == null ? 0 : Lifetimes.parse(lifetime);
+            if (life < 0) {
+                System.err.println(Lifetimes.INVALID);
+                return 1;
+            }
+            constraints = new KeyConstraints(life == 0 ? KeyConstraints.NO_LIFETIME : life, confirm);
+        }
+        FingerprintHash h;
+        try {
+            h = FingerprintHash.parse(hash);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            return 255;
+        }
         Path sock = AgentClient.socketFromEnvironment().orElse(null);
         if (sock == null) {
             System.err.println("Could not open a connection to your authentication agent.");
@@ -62,6 +100,9 @@ public final class AddCommand implements Callable<Integer> {
             return 2;
         }
         try (agent) {
+            if (lock || unlock) {
+                return lock(agent, lock);
+            }
             if (list || listPublic) {
                 List<AgentClient.Identity> all = new ArrayList<>(agent.identities());
                 all.addAll(agent.kemIdentities());
@@ -69,7 +110,6 @@ public final class AddCommand implements Callable<Integer> {
                     System.out.println("The agent has no identities.");
                     return 1;
                 }
-                FingerprintHash h = FingerprintHash.parse(hash);
                 for (AgentClient.Identity id : all) {
                     if (list) {
                         System.out.println(KeyDescriptions.fingerprintLine(id.blob(), id.comment(), h));
@@ -93,29 +133,47 @@ public final class AddCommand implements Callable<Integer> {
             }
             int rc = 0;
             for (Path f : keys) {
-                rc |= delete ? remove(agent, f) : add(agent, f);
+                rc |= delete ? remove(agent, f) : add(agent, f, constraints);
             }
             return rc;
         }
     }
 
+    /** ssh-add -d: the public key from {@code file.pub} (with its comment) or else from the private key file. */
     private int remove(AgentClient agent, Path f) {
+        byte[] blob;
+        String comment = "";
+        String label;
         try {
             Path pub = f.resolveSibling(f.getFileName() + ".pub");
-            byte[] blob = Files.exists(pub) ? Base64.getDecoder().decode(Files.readString(pub).strip().split("\\s+")[1])
-                    : OpenSshKeyV1.publicKeyBlob(Files.readString(f));
-            if (agent.remove(blob)) {
-                System.err.println("Identity removed: " + f);
-                return 0;
+            if (Files.exists(pub)) {
+                String[] fields = Files.readString(pub).strip().split("\\s+", 3);
+                blob = Base64.getDecoder().decode(fields[1]);
+                comment = fields.length > 2 ? fields[2] : "";
+            } else {
+                blob = OpenSshKeyV1.publicKeyBlob(Files.readString(f));
             }
-            System.err.println("Could not remove identity \"" + f + "\": agent refused operation");
+            label = KeyDescriptions.label(PublicKeyLine.blobKeyType(blob));
         } catch (Exception e) {
-            System.err.println("Could not remove identity \"" + f + "\": " + e.getMessage());
+            System.err.println("Bad key file " + f + ": " + e.getMessage());
+            return 1;
         }
-        return 1;
+        try {
+            if (!agent.remove(blob)) {
+                System.err.println("Could not remove identity \"" + f + "\": agent refused operation");
+                return 1;
+            }
+        } catch (java.io.IOException e) {
+            System.err.println("Could not remove identity \"" + f + "\": " + e.getMessage());
+            return 1;
+        }
+        if (!quiet) {
+            System.err.println("Identity removed: " + f + " " + label + " (" + (comment.isEmpty() ? "no comment" : comment) + ")");
+        }
+        return 0;
     }
 
-    private int add(AgentClient agent, Path f) {
+    private int add(AgentClient agent, Path f, KeyConstraints constraints) {
         OpenSshPrivateKey k = null;
         try {
             KeyFilePermissions.checkPrivateKeyFile(f);
@@ -132,12 +190,18 @@ public final class AddCommand implements Callable<Integer> {
             if (pass != null) {
                 java.util.Arrays.fill(pass, '\0');
             }
-            if (!agent.add(k.key(), k.comment().isEmpty() ? f.toString() : k.comment())) {
+            if (!agent.add(k.key(), k.comment().isEmpty() ? f.toString() : k.comment(), constraints)) {
                 System.err.println("Could not add identity \"" + f + "\": agent refused operation");
                 return 1;
             }
             if (!quiet) {
                 System.err.println("Identity added: " + f + " (" + (k.comment().isEmpty() ? f : k.comment()) + ")");
+                if (constraints.hasLifetime()) {
+                    System.err.println("Lifetime set to " + constraints.lifetimeSeconds() + " seconds");
+                }
+                if (constraints.confirm()) {
+                    System.err.println("The user must confirm each use of the key");
+                }
             }
             return 0;
         } catch (Exception e) {
@@ -152,6 +216,84 @@ public final class AddCommand implements Callable<Integer> {
                 }
             }
         }
+    }
+
+    /** ssh-add -x / -X: the passphrase (twice to lock), then SSH_AGENTC_LOCK / UNLOCK. */
+    private static int lock(AgentClient agent, boolean lock) {
+        char[] p1 = lockPassphrase("Enter lock password: ");
+        char[] p2 = null;
+        byte[] pass = null;
+        try {
+            if (lock) {
+                p2 = lockPassphrase("Again: ");
+                if (!Arrays.equals(p1, p2)) {
+                    System.err.println("Passwords do not match.");
+                    return 1;
+                }
+            }
+            pass = utf8(p1);
+            String what = lock ? "lock" : "unlock";
+            try {
+                if (agent.lock(lock, pass)) {
+                    System.err.println("Agent " + what + "ed.");
+                    return 0;
+                }
+                System.err.println("Failed to " + what + " agent: agent refused operation");
+            } catch (java.io.IOException e) {
+                System.err.println("Failed to " + what + " agent: " + e.getMessage());
+            }
+            return 1;
+        } finally {
+            Arrays.fill(p1, '\0');
+            if (p2 != null) {
+                Arrays.fill(p2, '\0');
+            }
+            if (pass != null) {
+                Arrays.fill(pass, (byte) 0);
+            }
+        }
+    }
+
+    /**
+     * As ssh-add's read_passphrase(RP_ALLOW_STDIN): the terminal or SSH_ASKPASS ({@link Prompter}'s rules), else a
+     * line of stdin (readpassphrase(3) without a terminal); empty when nothing answers, which the agent refuses.
+     */
+    private static char[] lockPassphrase(String prompt) {
+        Prompter prompter = new Prompter(false, System.getenv());
+        if (prompter.canAsk()) {
+            char[] c = prompter.secret(prompt);
+            return c == null ? new char[0] : c;
+        }
+        System.err.print(prompt);
+        System.err.flush();
+        java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
+        try {
+            int b;
+            while ((b = System.in.read()) >= 0 && b != '\n' && b != '\r') {
+                line.write(b);
+            }
+        } catch (java.io.IOException e) {
+            // what was read so far
+        }
+        byte[] bytes = line.toByteArray();
+        java.nio.CharBuffer cb = StandardCharsets.UTF_8.decode(java.nio.ByteBuffer.wrap(bytes));
+        char[] c = new char[cb.remaining()];
+        cb.get(c);
+        Arrays.fill(bytes, (byte) 0);
+        if (cb.hasArray()) {
+            Arrays.fill(cb.array(), '\0');
+        }
+        return c;
+    }
+
+    private static byte[] utf8(char[] c) {
+        java.nio.ByteBuffer bb = StandardCharsets.UTF_8.encode(java.nio.CharBuffer.wrap(c));
+        byte[] b = new byte[bb.remaining()];
+        bb.get(b);
+        if (bb.hasArray()) {
+            Arrays.fill(bb.array(), (byte) 0);
+        }
+        return b;
     }
 
     private static char[] passphrase(Path f) {

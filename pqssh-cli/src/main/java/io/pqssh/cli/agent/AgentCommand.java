@@ -10,6 +10,7 @@ import java.util.concurrent.CountDownLatch;
 
 import io.pqssh.core.agent.Agent;
 import io.pqssh.core.agent.AgentSocketServer;
+import io.pqssh.core.agent.KeyConstraints;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -19,7 +20,9 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "agent", mixinStandardHelpOptions = true,
         description = {"Run an authentication agent (like ssh-agent) for pqssh's key types, ML-KEM included.",
-                "Prints SSH_AUTH_SOCK/SSH_AGENT_PID shell commands: eval \"$(pqssh agent)\". Add keys with pqssh add."})
+                "Prints SSH_AUTH_SOCK/SSH_AGENT_PID shell commands: eval \"$(pqssh agent)\". Add keys with pqssh add.",
+                "Each use of a key added with pqssh add -c / ssh-add -c is confirmed through SSH_ASKPASS",
+                "(needs DISPLAY or SSH_ASKPASS_REQUIRE=force; refused otherwise)."})
 public final class AgentCommand implements Callable<Integer> {
     @Option(names = "-D", description = "Foreground mode: do not go to the background.")
     boolean foreground;
@@ -36,21 +39,39 @@ public final class AgentCommand implements Callable<Integer> {
     @Option(names = "-k", description = "Kill the agent named by SSH_AGENT_PID.")
     boolean kill;
 
+    @Option(names = "-t", paramLabel = "life",
+            description = "Default lifetime of added keys (seconds, or 30m, 1h30m...); ssh-add -t overrides it.")
+    String lifetime;
+
     @Override
     public Integer call() throws Exception {
         if (kill) {
             return kill();
         }
+        long life = KeyConstraints.NO_LIFETIME;
+        if (lifetime != null) {
+            life = Lifetimes.parse(lifetime);
+            if (life < 0) {
+                System.err.println(Lifetimes.INVALID);
+                return 1;
+            }
+            if (life == 0) {
+                life = KeyConstraints.NO_LIFETIME; // ssh-agent: 0 means keys live until removed
+            }
+        }
         Path path = socket != null ? socket.toAbsolutePath()
                 : AgentSocketServer.newSocketPath(Path.of(System.getProperty("java.io.tmpdir")));
         if (foreground) {
-            return runForeground(path);
+            return runForeground(path, life);
         }
         return startBackground(path);
     }
 
-    private int runForeground(Path path) throws Exception {
-        Agent agent = new Agent();
+    private int runForeground(Path path, long life) throws Exception {
+        Agent agent = new Agent(life, new AskpassConfirmation(System.getenv()), System::nanoTime);
+        Thread reaper = new Thread(agent::reapUntilInterrupted, "agent-key-reaper");
+        reaper.setDaemon(true);
+        reaper.start();
         try (AgentSocketServer server = AgentSocketServer.start(path, agent::handle)) {
             printEnvironment(path, ProcessHandle.current().pid());
             CountDownLatch stop = new CountDownLatch(1);
@@ -112,6 +133,9 @@ public final class AgentCommand implements Callable<Integer> {
         }
         cmd.addAll(args.subList(0, at + 1));
         cmd.addAll(List.of("-D", "-a", path.toString()));
+        if (lifetime != null) {
+            cmd.addAll(List.of("-t", lifetime));
+        }
         File devNull = new File("/dev/null");
         Process p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(devNull))
                 .redirectOutput(ProcessBuilder.Redirect.to(devNull)).redirectError(ProcessBuilder.Redirect.to(devNull))

@@ -7,7 +7,7 @@ import io.pqssh.cli.config.Keyword.Validator;
 import io.pqssh.core.kem.KemAlgorithm;
 
 /** Argument checks for {@link Keywords}; messages follow ssh's wording where it has one. */
-final class Validators {
+public final class Validators {
     private Validators() {
     }
 
@@ -75,7 +75,7 @@ final class Validators {
     }
 
     /** OpenSSH's time format: {@code 30}, {@code 30s}, {@code 5m}, {@code 1h30m}; -1 when invalid. */
-    static long parseSeconds(String s) {
+    public static long parseSeconds(String s) {
         if (s.equalsIgnoreCase("none")) {
             return 0;
         }
