@@ -35,22 +35,17 @@ import io.pqssh.core.kem.KemPrivateKey;
 import io.pqssh.mina.auth.KemClientIdentity;
 import io.pqssh.mina.client.PqsshClient;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /**
  * {@code pqssh ssh}: OpenSSH's {@code ssh} with KEM authentication and post-quantum key exchange. Options and
  * ssh_config keywords are in docs/client.md; exit status is the remote command's, or 255 on any error (as ssh).
  */
-@Command(name = "ssh", sortOptions = false, usageHelpAutoWidth = true,
+@Command(name = "ssh",
         description = {"Log in to an SSH server and run a command or a shell (OpenSSH's ssh options; docs/client.md).",
-                "Exit status: the remote command's, or 255 on an error."})
+                "Exit status: the remote command's, or 255 on an error. Options: pqssh ssh --help."})
 public final class SshCommand implements Callable<Integer> {
-    @Parameters(index = "0", arity = "0..1", paramLabel = "destination",
-            description = "[user@]host or ssh://[user@]host[:port]")
     String destination;
 
-    @Parameters(index = "1..*", paramLabel = "command", description = "Remote command.")
     List<String> command = new ArrayList<>();
 
     /**
@@ -72,80 +67,123 @@ public final class SshCommand implements Callable<Integer> {
         return call();
     }
 
-    @Option(names = "-p", paramLabel = "port", description = "Port to connect to.")
-    Integer port;
+    // the command line, as SshArguments reads it (ssh's letters in comments)
+    Integer port; // -p
+    String loginName; // -l
+    List<String> identities = new ArrayList<>(); // -i
+    List<String> options = new ArrayList<>(); // -o
+    String configFile; // -F
+    int verbose; // -v, counted
+    boolean quiet; // -q
+    boolean version; // -V
+    boolean printConfig; // -G
+    String query; // -Q
+    boolean noCommand; // -N
+    boolean stdinNull; // -n
+    boolean fork; // -f
+    int tty; // -t, counted
+    boolean noTty; // -T
+    boolean subsystem; // -s
+    String escapeChar; // -e
+    boolean compression; // -C
+    List<String> localForwards = new ArrayList<>(); // -L
+    List<String> remoteForwards = new ArrayList<>(); // -R
+    List<String> dynamicForwards = new ArrayList<>(); // -D
+    String proxyJump; // -J
+    boolean forwardAgent; // -A
+    boolean noForwardAgent; // -a
+    boolean help; // --help (pqssh's; ssh has none)
 
-    @Option(names = "-l", paramLabel = "login_name", description = "User to log in as.")
-    String loginName;
+    /** {@code pqssh ssh ARGS} as a process: also sets up logging, which must happen before the first logger. */
+    static int main(List<String> args) {
+        SshCommand c = parseOrExplain(args);
+        if (c == null) {
+            return 255;
+        }
+        libraryLogging(c.verbose >= 3);
+        if (c.destination != null && !c.help) {
+            warmUp();
+        }
+        return c.runParsed();
+    }
 
-    @Option(names = "-i", paramLabel = "identity_file", description = "Identity file (repeatable).")
-    List<String> identities = new ArrayList<>();
+    /**
+     * Start-up work every login needs and no option changes, on a second core while this thread reads the command
+     * line, the configuration and known_hosts (docs/startup.md): the JCA providers (MINA's {@code SecurityUtils};
+     * Bouncy Castle's provider set-up alone is ~50 ms), then pqssh's key types in MINA with their self-test (an
+     * ML-DSA key, a signature and its check). The main thread's first use of either waits on that code's own lock;
+     * a failure is met and reported again there ({@code MinaPqKeys} keeps its error, {@code SecurityUtils} retries).
+     */
+    private static void warmUp() {
+        Thread t = new Thread(() -> {
+            try {
+                org.apache.sshd.common.util.security.SecurityUtils.isBouncyCastleRegistered();
+                io.pqssh.mina.keys.MinaPqKeys.ensureInstalled();
+            } catch (RuntimeException | LinkageError e) {
+                // reported by the main thread
+            }
+        }, "pqssh-warm-up");
+        t.setDaemon(true);
+        t.start();
+    }
 
-    @Option(names = "-o", paramLabel = "option", description = "ssh_config option Key=value (repeatable).")
-    List<String> options = new ArrayList<>();
+    /** {@code pqssh ssh ARGS}: reads the command line as ssh does, then runs it; the exit status. */
+    public static int run(List<String> args) {
+        SshCommand c = parseOrExplain(args);
+        return c == null ? 255 : c.runParsed();
+    }
 
-    @Option(names = "-F", paramLabel = "configfile", description = "Config file instead of ~/.ssh/config; none: no file.")
-    String configFile;
+    private static SshCommand parseOrExplain(List<String> args) {
+        try {
+            return SshArguments.parse(args);
+        } catch (SshArguments.UsageException e) {
+            System.err.println(e.getMessage());
+            if (e.showUsage()) {
+                System.err.println(SshArguments.USAGE);
+            }
+            return null;
+        }
+    }
 
-    @Option(names = "-v", description = "Verbose (-v, -vv, -vvv): debug lines on stderr.")
-    boolean[] verbose = new boolean[0];
+    /**
+     * ssh prints its own messages (ssh's wording, once each); MINA's and pqssh's log lines reach stderr only with
+     * {@code -vvv}. Without it every logger is off, and SLF4J's no-op binding spares the simple logger's set-up (its
+     * date format alone loads the locale data, ~30 ms of a login); verbosity WARN keeps SLF4J from announcing it.
+     */
+    private static void libraryLogging(boolean debug) {
+        if (!debug) {
+            System.setProperty("slf4j.provider", "org.slf4j.helpers.NOP_FallbackServiceProvider");
+            System.setProperty("slf4j.internal.verbosity", "WARN");
+            return;
+        }
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "debug");
+        System.setProperty("org.slf4j.simpleLogger.log.io.pqssh", "debug");
+        System.setProperty("org.slf4j.simpleLogger.log.org.apache.sshd", "debug");
+    }
 
-    @Option(names = "-q", description = "Quiet: no warnings or diagnostics.")
-    boolean quiet;
+    private int runParsed() {
+        SshCommand c = this;
+        if (c.help) {
+            System.out.println(SshArguments.USAGE);
+            return 0;
+        }
+        try {
+            return c.call();
+        } catch (RuntimeException e) {
+            // one line, not a stack trace; 255 as ssh
+            System.err.println("pqssh ssh: " + Errors.describe(e));
+            return 255;
+        }
+    }
 
-    @Option(names = "-V", description = "Print the version and exit.")
-    boolean version;
-
-    @Option(names = "-G", description = "Print the configuration for the destination and exit.")
-    boolean printConfig;
-
-    @Option(names = "-Q", paramLabel = "query", description = "List supported algorithms: kex, key, sig, cipher, mac, kem, compression.")
-    String query;
-
-    @Option(names = "-N", description = "No remote command (forwarding only).")
-    boolean noCommand;
-
-    @Option(names = "-n", description = "stdin from /dev/null.")
-    boolean stdinNull;
-
-    @Option(names = "-f", description = "Go to the background after authentication (implies -n).")
-    boolean fork;
-
-    @Option(names = "-t", description = "Request a pty (-tt: even without a local terminal).")
-    boolean[] tty = new boolean[0];
-
-    @Option(names = "-T", description = "Disable pty allocation.")
-    boolean noTty;
-
-    @Option(names = "-s", description = "The command is a subsystem name.")
-    boolean subsystem;
-
-    @Option(names = "-e", paramLabel = "escape_char", description = "Escape character (default ~; none disables).")
-    String escapeChar;
-
-    @Option(names = "-C", description = "Compression.")
-    boolean compression;
-
-    @Option(names = "-L", paramLabel = "[bind:]port:host:hostport", description = "Local forward (repeatable).")
-    List<String> localForwards = new ArrayList<>();
-
-    @Option(names = "-R", paramLabel = "[bind:]port:host:hostport", description = "Remote forward (repeatable).")
-    List<String> remoteForwards = new ArrayList<>();
-
-    @Option(names = "-D", paramLabel = "[bind:]port", description = "Dynamic (SOCKS) forward (repeatable).")
-    List<String> dynamicForwards = new ArrayList<>();
-
-    @Option(names = "-J", paramLabel = "destination", description = "ProxyJump host(s), comma separated.")
-    String proxyJump;
-
-    @Option(names = "-A", description = "Agent forwarding.")
-    boolean forwardAgent;
-
-    @Option(names = "-a", description = "No agent forwarding.")
-    boolean noForwardAgent;
-
-    @Option(names = "--help", usageHelp = true, description = "This help.")
-    boolean help;
+    /** A command for {@code pqssh scp}/{@code sftp} and jump hops, from ssh's command-line words. */
+    public static SshCommand of(List<String> args) {
+        try {
+            return SshArguments.parse(args);
+        } catch (SshArguments.UsageException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+    }
 
     /** Where the remote command's output and ssh's messages go (System.out/err at call time). */
     private PrintStream out;
@@ -155,7 +193,7 @@ public final class SshCommand implements Callable<Integer> {
     public Integer call() {
         out = System.out;
         err = System.err;
-        int verbosity = verbose.length;
+        int verbosity = verbose;
         ClientLog log = new ClientLog(err, verbosity, quiet);
         try {
             if (version) {
@@ -168,7 +206,7 @@ public final class SshCommand implements Callable<Integer> {
                 return 0;
             }
             if (destination == null) {
-                err.println("usage: pqssh ssh [options] destination [command [argument ...]] (pqssh ssh --help)");
+                err.println(SshArguments.USAGE);
                 return 255;
             }
             ClientConfig config = resolve(log);
@@ -218,9 +256,9 @@ public final class SshCommand implements Callable<Integer> {
         }
         if (noTty) {
             opts.add("RequestTTY=no");
-        } else if (tty.length >= 2) {
+        } else if (tty >= 2) {
             opts.add("RequestTTY=force");
-        } else if (tty.length == 1) {
+        } else if (tty == 1) {
             opts.add("RequestTTY=yes");
         }
         if (noCommand) {
@@ -308,7 +346,7 @@ public final class SshCommand implements Callable<Integer> {
         if (!config.proxyJump().isEmpty() && lastHop == null) {
             // log in to the jump hosts first; this destination is then reached through a channel of the last one
             ClientLog jumpLog = log;
-            return io.pqssh.cli.forward.JumpHosts.connect(config.proxyJump(), host, p, configFile, verbose.length,
+            return io.pqssh.cli.forward.JumpHosts.connect(config.proxyJump(), host, p, configFile, verbose,
                     quiet, hop -> {
                         lastHop = hop;
                         return run(config, jumpLog);

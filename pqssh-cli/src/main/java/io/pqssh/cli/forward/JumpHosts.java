@@ -11,7 +11,6 @@ import org.apache.sshd.common.util.net.SshdSocketAddress;
 
 import io.pqssh.cli.SshCommand;
 import io.pqssh.mina.client.PqsshClient;
-import picocli.CommandLine;
 
 /**
  * {@code -J}/{@code ProxyJump}: each hop is logged in to as {@code pqssh ssh} would (its own ssh_config settings, the
@@ -57,8 +56,7 @@ public final class JumpHosts {
             }
         }
         args.addAll(List.of("-T", dest));
-        SshCommand hop = new SshCommand();
-        new CommandLine(hop).parseArgs(args.toArray(String[]::new));
+        SshCommand hop = SshCommand.of(args);
         return hop.callWith(then::connect);
     }
 

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.pqssh.cli.SshCommand;
-import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 /** The ssh options {@code pqssh scp} and {@code pqssh sftp} share, passed on to {@code pqssh ssh}'s login. */
@@ -51,8 +50,7 @@ final class SessionOptions {
             args.add("-v");
         }
         args.addAll(List.of("-T", destination));
-        SshCommand ssh = new SshCommand();
-        new CommandLine(ssh).parseArgs(args.toArray(String[]::new));
+        SshCommand ssh = SshCommand.of(args);
         return ssh.callWith(user);
     }
 }
