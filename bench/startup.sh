@@ -2,23 +2,30 @@
 # Whole-process wall time of `pqssh ssh HOST true` vs OpenSSH's `ssh HOST true`, against a pqssh server and
 # against Debian's sshd, on loopback and (--link, root) over the lab's emulated 67 ms link. docs/startup.md.
 #
-#   bench/startup.sh [-n RUNS] [--link] [--rtt MS] [--no-aot-baseline]
+#   bench/startup.sh [-n RUNS] [--link] [--rtt MS] [--no-aot-baseline] [--login-as root|fresh|NAME]
 #
-# Prints one Markdown table per network: median, mean, min, max in seconds per client/server/key pair.
-# Everything it starts (servers, the link) runs from a temporary directory and is stopped by PID on exit.
+# Prints one Markdown table per network: median, mean, min, max in seconds per client/server/key pair. The rows
+# are measured interleaved (round r runs every row once, in the same order), so a change of machine load
+# during a run shifts all rows alike instead of one. The login account: as root the default is `fresh`, a
+# throw-away user made with useradd -m (Debian's skeleton dotfiles) and removed at the end, so the remote `true`
+# costs what it costs a normal account rather than whatever the invoking account's shell start-up files run;
+# `--login-as root` keeps the invoking account (anyone else always logs in as themselves).
+# Everything it starts (servers, the link, the user) is stopped or removed on exit, processes by PID.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runs=10
 link=0
 rtt=67
 baseline=1
+login_as=""
 while [ $# -gt 0 ]; do
   case "$1" in
+    --login-as) login_as="$2"; shift 2 ;;
     -n) runs="$2"; shift 2 ;;
     --link) link=1; shift ;;
     --rtt) rtt="$2"; shift 2 ;;
     --no-aot-baseline) baseline=0; shift ;;
-    *) echo "usage: $0 [-n RUNS] [--link] [--rtt MS] [--no-aot-baseline]" >&2; exit 2 ;;
+    *) echo "usage: $0 [-n RUNS] [--link] [--rtt MS] [--no-aot-baseline] [--login-as root|fresh|NAME]" >&2; exit 2 ;;
   esac
 done
 for b in /usr/bin/ssh /usr/sbin/sshd /usr/bin/ssh-keygen; do
@@ -28,13 +35,25 @@ pqssh="$here/pqssh"
 work="$(mktemp -d /tmp/pqssh-bench.XXXXXX)"
 chmod 755 "$work"
 pids=()
+made_user=""
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  if [ -n "$made_user" ]; then userdel -r "$made_user" 2>/dev/null || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
 me="$(id -un)"
+if [ "$(id -u)" = 0 ]; then
+  case "${login_as:-fresh}" in
+    fresh)
+      made_user="pqbench$$"
+      useradd -m -s /bin/bash "$made_user"
+      me="$made_user" ;;
+    root) ;;
+    *) id "$login_as" >/dev/null || { echo "no such user: $login_as" >&2; exit 2; }; me="$login_as" ;;
+  esac
+fi
 
 # the launcher builds the jar and prepares its start-up cache now, not inside the first measured run
 "$pqssh" --version >/dev/null
@@ -43,7 +62,7 @@ ssh-keygen -q -t ed25519 -N '' -C bench -f "$work/id_ed25519"
 "$pqssh" keygen -q -t mlkem768 -N '' -C bench -f "$work/id_mlkem768" >/dev/null
 ssh-keygen -q -t ed25519 -N '' -f "$work/host_ed25519"
 cat "$work/id_ed25519.pub" "$work/id_mlkem768.pub" > "$work/authorized_keys"
-chmod 600 "$work/authorized_keys"
+chmod 644 "$work/authorized_keys"  # sshd reads it as the login user
 mkdir -p /run/sshd 2>/dev/null || true
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -95,13 +114,31 @@ stats() { # reads numbers, prints "median | mean | min | max"
     printf "%.3f | %.3f | %.3f | %.3f", m, s / NR, v[1], v[NR] }'
 }
 
-# $1 label, $2 prefix, rest: command
-measure() {
-  local label="$1" pre="$2"; shift 2
-  $pre "$@" >/dev/null 2>>"$work/client.err" </dev/null || true   # warm-up (known_hosts, page cache)
-  local f="$work/times"; : > "$f"
-  for _ in $(seq 1 "$runs"); do $pre bash -c "$(declare -f time_one); work=$work; time_one $(printf '%q ' "$@")" >> "$f"; done
-  echo "| $label | $(stats < "$f") |"
+# rows to measure: labels and commands (one string each, words quoted with printf %q)
+labels=(); cmds=()
+row() { # $1 label, rest: command
+  labels+=("$1"); shift
+  cmds+=("$(printf '%q ' "$@")")
+}
+
+# runs every row once as a warm-up (known_hosts, KEX cache, page cache), then `runs` interleaved rounds
+measure_rows() { # $1 prefix for the clients
+  local pre="$1" i r
+  for i in "${!cmds[@]}"; do
+    $pre bash -c "${cmds[$i]}" >/dev/null 2>>"$work/client.err" </dev/null || true
+    : > "$work/times.$i"
+  done
+  for r in $(seq 1 "$runs"); do
+    for i in "${!cmds[@]}"; do
+      $pre bash -c "$(declare -f time_one); work=$work; time_one ${cmds[$i]}" >> "$work/times.$i"
+    done
+  done
+  for i in "${!cmds[@]}"; do
+    echo "| ${labels[$i]} | $(stats < "$work/times.$i") |"
+  done
+  echo
+  echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+  labels=(); cmds=()
 }
 
 bench_network() { # $1 title, $2 prefix for clients, $3 server address, $4 prefix for servers
@@ -115,27 +152,28 @@ bench_network() { # $1 title, $2 prefix for clients, $3 server address, $4 prefi
   echo
   echo "| client → server | median s | mean s | min s | max s |"
   echo "|---|---:|---:|---:|---:|"
-  measure "OpenSSH ssh → sshd" "$cpre" /usr/bin/ssh "${sshopts[@]}" -i "$work/id_ed25519" -p "$sshd_port" "$me@$addr" true
-  measure "OpenSSH ssh → pqssh server" "$cpre" /usr/bin/ssh "${sshopts[@]}" -i "$work/id_ed25519" -p "$pq_port" "$me@$addr" true
-  measure "pqssh ssh → sshd" "$cpre" "$pqssh" ssh -o UserKnownHostsFile="$kh" -o StrictHostKeyChecking=accept-new \
+  row "OpenSSH ssh → sshd" /usr/bin/ssh "${sshopts[@]}" -i "$work/id_ed25519" -p "$sshd_port" "$me@$addr" true
+  row "OpenSSH ssh → pqssh server" /usr/bin/ssh "${sshopts[@]}" -i "$work/id_ed25519" -p "$pq_port" "$me@$addr" true
+  row "pqssh ssh → sshd" "$pqssh" ssh -o UserKnownHostsFile="$kh" -o StrictHostKeyChecking=accept-new \
     -i "$work/id_ed25519" -p "$sshd_port" "$me@$addr" true
-  measure "pqssh ssh → pqssh server" "$cpre" "$pqssh" ssh -o UserKnownHostsFile="$kh" -o StrictHostKeyChecking=accept-new \
+  row "pqssh ssh → pqssh server" "$pqssh" ssh -o UserKnownHostsFile="$kh" -o StrictHostKeyChecking=accept-new \
     -i "$work/id_ed25519" -p "$pq_port" "$me@$addr" true
-  measure "pqssh ssh (ML-KEM key, publickey-kem) → pqssh server" "$cpre" "$pqssh" ssh -o UserKnownHostsFile="$kh" \
+  row "pqssh ssh (ML-KEM key, publickey-kem) → pqssh server" "$pqssh" ssh -o UserKnownHostsFile="$kh" \
     -o StrictHostKeyChecking=accept-new -i "$work/id_mlkem768" -p "$pq_port" "$me@$addr" true
   if [ "$baseline" = 1 ]; then
-    # the launcher before this work, minus its source scan: plain class path, signed jars, JVM defaults
-    measure "pqssh ssh → pqssh server, before (no AOT cache, signed jars, C2 + G1)" "$cpre" \
+    # the launcher before the start-up work, minus its source scan: plain class path, signed jars, JVM defaults
+    row "pqssh ssh → pqssh server, before (no AOT cache, signed jars, C2 + G1)" \
       "${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java" --enable-native-access=ALL-UNNAMED \
       -cp "$here/pqssh-cli/target/pqssh-cli-0.1.0-SNAPSHOT.jar:$here/pqssh-cli/target/lib/*" io.pqssh.cli.Main ssh \
       -o UserKnownHostsFile="$kh" -o StrictHostKeyChecking=accept-new -i "$work/id_ed25519" -p "$pq_port" "$me@$addr" true
   fi
+  measure_rows "$cpre"
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
   pids=()
 }
 
-echo "# pqssh start-up benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(/usr/bin/ssh -V 2>&1)"
+echo "# pqssh start-up benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(/usr/bin/ssh -V 2>&1), login as $me"
 bench_network "loopback" "" 127.0.0.1 ""
 
 if [ "$link" = 1 ]; then
