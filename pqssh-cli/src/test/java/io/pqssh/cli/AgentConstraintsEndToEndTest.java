@@ -273,6 +273,17 @@ class AgentConstraintsEndToEndTest {
         assertEquals(0, ok.rc(), ok.out());
         assertTrue(ok.out().contains("Agent unlocked."), ok.out());
         assertTrue(run(env, SSH_ADD.toString(), "-l").out().contains(fingerprint(confirm)));
+
+        // listing, removal: the same output and status as ssh-add against the same agent
+        Run md5 = run(env, SSH_ADD.toString(), "-l", "-E", "md5");
+        assertTrue(md5.out().contains("MD5:"), md5.out());
+        assertEquals(md5, pqssh(env, "add", "-l", "-E", "md5"));
+        assertEquals(run(env, SSH_ADD.toString(), "-L"), pqssh(env, "add", "-L"));
+        Run del = pqssh(env, "add", "-d", confirm.toString());
+        assertEquals(new Run(0, "Identity removed: " + confirm + " ED25519 (pqssh-test-id_confirm)\n"), del);
+        assertEquals(0, run(env, SSH_ADD.toString(), short2.toString()).rc());
+        assertEquals(new Run(0, "All identities removed.\n"), pqssh(env, "add", "-D"));
+        assertEquals(new Run(1, "The agent has no identities.\n"), run(env, SSH_ADD.toString(), "-l"));
     }
 
     @Test
@@ -315,6 +326,25 @@ class AgentConstraintsEndToEndTest {
         Run kemNo = pqssh(env(psock), kemLogin.toArray(String[]::new));
         assertEquals(255, kemNo.rc(), kemNo.out());
         assertEquals(expectedQuestion(kem), takeAskpassLog());
+    }
+
+    @Test
+    void badLifetimesAndActionCombinationsFailAsInOpenssh() throws Exception {
+        // ssh-add 9.2: "Invalid lifetime" exit 1; "Invalid combination of actions" exit 255 (fatal)
+        CliHarness.Result addT = CliHarness.pqssh("add", "-t", "1x", "key");
+        assertEquals(1, addT.rc(), addT.all());
+        assertEquals("Invalid lifetime\n", addT.err());
+        CliHarness.Result agentT = CliHarness.pqssh("agent", "-D", "-t", "soon", "-a", dir.resolve("s").toString());
+        assertEquals(1, agentT.rc(), agentT.all());
+        assertEquals("Invalid lifetime\n", agentT.err());
+        assertTrue(Files.notExists(dir.resolve("s")), "an agent with a bad -t started anyway");
+        for (String[] combo : List.of(new String[] {"-l", "-D"}, new String[] {"-x", "-X"}, new String[] {"-L", "-x"})) {
+            List<String> args = new ArrayList<>(List.of("add"));
+            args.addAll(List.of(combo));
+            CliHarness.Result r = CliHarness.pqssh(args.toArray(String[]::new));
+            assertEquals(255, r.rc(), r.all());
+            assertEquals("Invalid combination of actions\n", r.err());
+        }
     }
 
     @Test

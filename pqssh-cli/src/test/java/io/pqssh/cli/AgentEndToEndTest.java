@@ -171,8 +171,8 @@ class AgentEndToEndTest {
     }
 
     @Test
-    void backgroundAgentPrintsItsEnvironmentAndMinusKStopsIt() throws Exception {
-        ForwardingHarness.Proc start = h.startPqssh(Map.of(), "agent");
+    void backgroundAgentPrintsItsEnvironmentKeepsItsDefaultLifetimeAndMinusKStopsIt() throws Exception {
+        ForwardingHarness.Proc start = h.startPqssh(Map.of(), "agent", "-t", "1"); // -t reaches the background copy
         assertEquals(0, start.waitFor(Duration.ofSeconds(90)), start.output());
         String out = CliHarness.read(start.out());
         java.util.regex.Matcher m = java.util.regex.Pattern.compile(
@@ -189,6 +189,14 @@ class AgentEndToEndTest {
                     Files.getPosixFilePermissions(sock.getParent())));
             try (AgentClient a = AgentClient.connect(sock)) {
                 assertTrue(a.identities().isEmpty());
+                assertTrue(a.add(io.pqssh.core.sig.SshSigningKey.generate(io.pqssh.core.sig.SignatureKeyType.ED25519,
+                        new java.security.SecureRandom()), "short-lived"));
+                assertEquals(1, a.identities().size());
+                long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+                while (!a.identities().isEmpty()) {
+                    assertTrue(System.nanoTime() < deadline, "the key outlived the agent's -t 1 by 15 s");
+                    Thread.sleep(100);
+                }
             }
             ForwardingHarness.Proc kill = h.startPqssh(Map.of("SSH_AGENT_PID", String.valueOf(pid)), "agent", "-k");
             assertEquals(0, kill.waitFor(Duration.ofSeconds(90)), kill.output());

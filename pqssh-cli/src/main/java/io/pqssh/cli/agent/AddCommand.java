@@ -104,8 +104,14 @@ public final class AddCommand implements Callable<Integer> {
                 return lock(agent, lock);
             }
             if (list || listPublic) {
-                List<AgentClient.Identity> all = new ArrayList<>(agent.identities());
-                all.addAll(agent.kemIdentities());
+                List<AgentClient.Identity> all;
+                try {
+                    all = new ArrayList<>(agent.identities());
+                    all.addAll(agent.kemIdentities());
+                } catch (java.io.IOException e) {
+                    System.err.println("error fetching identities: " + e.getMessage());
+                    return 1;
+                }
                 if (all.isEmpty()) {
                     System.out.println("The agent has no identities.");
                     return 1;

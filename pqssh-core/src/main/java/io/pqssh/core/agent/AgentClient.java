@@ -160,9 +160,15 @@ public final class AgentClient implements AutoCloseable {
 
     /** SSH_AGENTC_LOCK (lock) or SSH_AGENTC_UNLOCK; false when the agent refused. The caller zeroes the passphrase. */
     public boolean lock(boolean lock, byte[] passphrase) throws IOException {
-        byte[] msg = new SshWriter(passphrase.length + 8)
-                .putByte(lock ? AgentProtocol.SSH_AGENTC_LOCK : AgentProtocol.SSH_AGENTC_UNLOCK).putString(passphrase)
-                .toByteArray();
+        // built by hand, not with SshWriter, so that no copy of the passphrase is left unzeroed in a buffer
+        int n = passphrase.length;
+        byte[] msg = new byte[5 + n];
+        msg[0] = (byte) (lock ? AgentProtocol.SSH_AGENTC_LOCK : AgentProtocol.SSH_AGENTC_UNLOCK);
+        msg[1] = (byte) (n >>> 24);
+        msg[2] = (byte) (n >>> 16);
+        msg[3] = (byte) (n >>> 8);
+        msg[4] = (byte) n;
+        System.arraycopy(passphrase, 0, msg, 5, n);
         try {
             return request(msg)[0] == AgentProtocol.SSH_AGENT_SUCCESS;
         } finally {

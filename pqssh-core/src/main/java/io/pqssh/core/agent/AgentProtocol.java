@@ -67,7 +67,11 @@ public final class AgentProtocol {
         frame[2] = (byte) (n >>> 8);
         frame[3] = (byte) n;
         System.arraycopy(msg, 0, frame, 4, n);
-        out.write(frame);
-        out.flush();
+        try {
+            out.write(frame);
+            out.flush();
+        } finally {
+            java.util.Arrays.fill(frame, (byte) 0); // the copy of an ADD_IDENTITY's key or a LOCK's passphrase
+        }
     }
 }
