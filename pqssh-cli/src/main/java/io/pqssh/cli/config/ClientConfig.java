@@ -247,6 +247,11 @@ public final class ClientConfig {
         return (h, p) -> io.pqssh.mina.server.forward.HostPortPattern.anyMatches(list, h, p);
     }
 
+    /** StreamLocalBindMask: the mask for Unix sockets the client creates for -L (default 0177: owner only). */
+    public int streamLocalBindMask() {
+        return string("StreamLocalBindMask").map(v -> Integer.parseInt(v, 8)).orElse(0177);
+    }
+
     /** ProxyJump hops ({@code none} or unset: empty). */
     public List<String> proxyJump() {
         String v = string("ProxyJump").orElse("none");

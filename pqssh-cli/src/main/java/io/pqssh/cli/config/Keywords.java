@@ -82,6 +82,8 @@ public final class Keywords {
         supported("ClearAllForwardings", false, Validators.flag());
         supported("GatewayPorts", false, Validators.flag());
         supported("PermitRemoteOpen", false, Validators.atLeast(1));
+        supported("StreamLocalBindMask", false, Validators.octalMask());
+        supported("StreamLocalBindUnlink", false, Validators.flag());
         // pqssh's own
         supported("RequirePostQuantumKex", false, Validators.flag());
         supported("KEMAuthentication", false, Validators.flag());
@@ -148,8 +150,6 @@ public final class Keywords {
         unsupported("RequiredRSASize", null);
         unsupported("RevokedHostKeys", null);
         unsupported("SecurityKeyProvider", null);
-        unsupported("StreamLocalBindMask", null);
-        unsupported("StreamLocalBindUnlink", "no");
         unsupported("Tunnel", "no");
         unsupported("TunnelDevice", null);
         unsupported("UpdateHostKeys", "no");

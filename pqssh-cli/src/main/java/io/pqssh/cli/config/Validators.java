@@ -122,6 +122,16 @@ public final class Validators {
         };
     }
 
+    /** An octal file mode mask (StreamLocalBindMask), 0 to 0777. */
+    static Validator octalMask() {
+        return (k, a) -> {
+            exactly(1).check(k, a);
+            if (!a.get(0).matches("[0-7]{1,4}") || Integer.parseInt(a.get(0), 8) > 0777) {
+                throw new ConfigException("bad octal mask '" + a.get(0) + "'");
+            }
+        };
+    }
+
     static Validator forward(ForwardSpec.Kind kind) {
         return (k, a) -> ForwardSpec.parse(kind, a);
     }

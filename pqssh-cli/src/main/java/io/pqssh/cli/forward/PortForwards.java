@@ -1,6 +1,8 @@
 package io.pqssh.cli.forward;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.time.Duration;
@@ -12,8 +14,8 @@ import org.apache.sshd.client.session.ClientSession;
 import org.apache.sshd.client.session.forward.PortForwardingTracker;
 import org.apache.sshd.common.util.net.SshdSocketAddress;
 
-import io.pqssh.cli.config.ConfigException;
 import io.pqssh.cli.config.ForwardSpec;
+import io.pqssh.mina.forward.LocalForwardListener;
 import io.pqssh.mina.forward.LocalTarget;
 import io.pqssh.mina.forward.RelayChannel;
 import io.pqssh.mina.forward.RemoteForwards;
@@ -28,18 +30,9 @@ import io.pqssh.mina.forward.RemoteForwards;
 public final class PortForwards implements AutoCloseable {
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
     private final List<PortForwardingTracker> trackers = new ArrayList<>();
+    private final List<LocalForwardListener> listeners = new ArrayList<>();
 
     private PortForwards() {
-    }
-
-    /** Refuses, before connecting, what pqssh cannot forward (Unix sockets). */
-    public static void checkSupported(List<ForwardSpec> specs) throws ConfigException {
-        for (ForwardSpec s : specs) {
-            if (s.bindPath() != null || s.targetPath() != null) {
-                throw new ConfigException("forwarding " + describe(s) + ": Unix domain socket forwarding is not"
-                        + " supported by pqssh ssh");
-            }
-        }
     }
 
     /**
@@ -48,24 +41,31 @@ public final class PortForwards implements AutoCloseable {
      * @throws IOException when {@code exitOnFailure} and one forwarding failed (the others are stopped)
      */
     public static PortForwards start(ClientSession session, List<ForwardSpec> specs, boolean gatewayPorts,
-            boolean exitOnFailure, BiPredicate<String, Integer> remoteOpen, Consumer<String> warn)
+            boolean exitOnFailure, BiPredicate<String, Integer> remoteOpen, UnixSockets unix, Consumer<String> warn)
             throws IOException {
         PortForwards pf = new PortForwards();
         for (ForwardSpec s : specs) {
             try {
                 switch (s.kind()) {
-                    case LOCAL -> pf.trackers.add(session.createLocalPortForwardingTracker(
-                            new SshdSocketAddress(localBind(s, gatewayPorts), s.bindPort()),
-                            new SshdSocketAddress(s.targetHost(), s.targetPort())));
+                    case LOCAL -> {
+                        if (s.bindPath() == null && s.targetPath() == null) {
+                            pf.trackers.add(session.createLocalPortForwardingTracker(
+                                    new SshdSocketAddress(localBind(s, gatewayPorts), s.bindPort()),
+                                    new SshdSocketAddress(s.targetHost(), s.targetPort())));
+                        } else {
+                            pf.listeners.add(localStreamLocal(session, s, gatewayPorts, unix, warn));
+                        }
+                    }
                     case DYNAMIC -> pf.trackers.add(session.createDynamicPortForwardingTracker(
                             new SshdSocketAddress(localBind(s, gatewayPorts), s.bindPort())));
                     case REMOTE -> remote(session, s, remoteOpen, warn);
                 }
             } catch (IOException | RuntimeException e) {
+                String where = s.bindPath() != null ? "path " + s.bindPath() : "port " + s.bindPort();
                 String msg = s.kind() == ForwardSpec.Kind.REMOTE
-                        ? "remote port forwarding failed for listen port " + s.bindPort()
-                        : "Could not request " + s.kind().name().toLowerCase(Locale.ROOT) + " forwarding on port "
-                                + s.bindPort() + ": " + e.getMessage();
+                        ? "remote port forwarding failed for listen " + where
+                        : "Could not request " + s.kind().name().toLowerCase(Locale.ROOT) + " forwarding on "
+                                + where + ": " + e.getMessage();
                 if (exitOnFailure) {
                     pf.close();
                     throw new IOException("Error: " + msg, e);
@@ -82,15 +82,40 @@ public final class PortForwards implements AutoCloseable {
      */
     private static void remote(ClientSession session, ForwardSpec s, BiPredicate<String, Integer> remoteOpen,
             Consumer<String> warn) throws IOException {
-        RelayChannel.Route route = s.targetHost() == null
+        RelayChannel.Route route = s.targetPath() != null
+                ? RelayChannel.Route.to(LocalTarget.unix(Path.of(s.targetPath())))
+                : s.targetHost() == null
                 ? RelayChannel.Route.socks(remoteOpen, warn)
                 : RelayChannel.Route.to(LocalTarget.tcp(s.targetHost(), s.targetPort()));
+        if (s.bindPath() != null) {
+            RemoteForwards.listenStreamLocal(session, s.bindPath(), route, REQUEST_TIMEOUT);
+            return;
+        }
         int bound = RemoteForwards.listenTcp(session, remoteBind(s), s.bindPort(), route, REQUEST_TIMEOUT);
         if (s.bindPort() == 0) {
             // as ssh: the server chose the port, tell the user which
-            warn.accept("Allocated port " + bound + " for remote forward to " + (s.targetHost() == null
-                    ? "a SOCKS proxy" : s.targetHost() + ":" + s.targetPort()));
+            warn.accept("Allocated port " + bound + " for remote forward to " + (s.targetPath() != null
+                    ? s.targetPath() : s.targetHost() == null ? "a SOCKS proxy" : s.targetHost() + ":"
+                    + s.targetPort()));
         }
+    }
+
+    /** ssh's StreamLocalBindMask and StreamLocalBindUnlink, for the Unix sockets -L creates. */
+    public record UnixSockets(int mask, boolean unlink) {
+    }
+
+    /** -L with a Unix socket on either side, which MINA's forwarder cannot do. */
+    private static LocalForwardListener localStreamLocal(ClientSession session, ForwardSpec s, boolean gatewayPorts,
+            UnixSockets unix, Consumer<String> warn) throws IOException {
+        LocalForwardListener.Opening opening = s.targetPath() != null
+                ? LocalForwardListener.Opening.directStreamLocal(s.targetPath())
+                : LocalForwardListener.Opening.directTcpip(s.targetHost(), s.targetPort());
+        if (s.bindPath() != null) {
+            return LocalForwardListener.unix(session, Path.of(s.bindPath()), unix.mask(), unix.unlink(), opening,
+                    warn);
+        }
+        return LocalForwardListener.tcp(session, new InetSocketAddress(localBind(s, gatewayPorts), s.bindPort()),
+                opening, warn);
     }
 
     private static String localBind(ForwardSpec s, boolean gatewayPorts) {
@@ -126,5 +151,7 @@ public final class PortForwards implements AutoCloseable {
             }
         }
         trackers.clear();
+        listeners.forEach(LocalForwardListener::close);
+        listeners.clear();
     }
 }

@@ -24,7 +24,7 @@ public final class Forwarding {
     }
 
     public static void checkSupported(ClientConfig config) throws ConfigException {
-        io.pqssh.cli.forward.PortForwards.checkSupported(config.forwards());
+        config.forwards();
         config.permitRemoteOpen();
         String agent = config.string("ForwardAgent").orElse("no").toLowerCase(java.util.Locale.ROOT);
         if (!List.of("yes", "no", "true", "false").contains(agent)) {
@@ -62,6 +62,8 @@ public final class Forwarding {
             log.debug1("forwarding " + s.kind().name().toLowerCase(java.util.Locale.ROOT) + " " + s);
         }
         io.pqssh.cli.forward.PortForwards.start(session, specs, config.flag("GatewayPorts", false),
-                config.flag("ExitOnForwardFailure", false), config.permitRemoteOpen(), log::error);
+                config.flag("ExitOnForwardFailure", false), config.permitRemoteOpen(),
+                new io.pqssh.cli.forward.PortForwards.UnixSockets(config.streamLocalBindMask(),
+                        config.flag("StreamLocalBindUnlink", false)), log::error);
     }
 }

@@ -1,0 +1,192 @@
+package io.pqssh.mina.forward;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.function.Consumer;
+
+import org.apache.sshd.common.session.ConnectionService;
+import org.apache.sshd.common.session.Session;
+import org.apache.sshd.common.util.buffer.Buffer;
+
+/**
+ * A local listener (TCP or Unix-domain socket) whose every connection becomes an {@link OutgoingRelayChannel} of one
+ * type: what ssh's {@code -L} does where MINA's forwarder cannot (a Unix-socket listener, a
+ * {@code direct-streamlocal@openssh.com} target). Closing it stops accepting and, for a Unix socket, removes the file
+ * it created.
+ */
+public final class LocalForwardListener implements Closeable {
+    private final ServerSocketChannel server;
+    private final Path socketFile;
+    private volatile boolean closed;
+
+    private LocalForwardListener(ServerSocketChannel server, Path socketFile) {
+        this.server = server;
+        this.socketFile = socketFile;
+    }
+
+    /** What a forwarded connection is opened as: the channel type and its type-specific open fields. */
+    public static final class Opening {
+        private final String type;
+        private final Consumer<Buffer> data;
+
+        private Opening(String type, Consumer<Buffer> data) {
+            this.type = type;
+            this.data = data;
+        }
+
+        /** {@code direct-tcpip} to {@code host:port}; the originator is given as ssh gives it for a Unix listener. */
+        public static Opening directTcpip(String host, int port) {
+            return new Opening("direct-tcpip", b -> {
+                b.putString(host);
+                b.putUInt(port);
+                b.putString("127.0.0.1");
+                b.putUInt(0);
+            });
+        }
+
+        /** {@code direct-streamlocal@openssh.com} to the peer's socket {@code path} (PROTOCOL section 2.4). */
+        public static Opening directStreamLocal(String path) {
+            return new Opening("direct-streamlocal@openssh.com", b -> {
+                b.putString(path);
+                b.putString(""); // reserved
+                b.putUInt(0); // reserved
+            });
+        }
+    }
+
+    /** Listens on a TCP address. */
+    public static LocalForwardListener tcp(Session session, SocketAddress bind, Opening opening,
+            Consumer<String> warn) throws IOException {
+        ServerSocketChannel s = ServerSocketChannel.open();
+        try {
+            s.bind(bind);
+        } catch (IOException e) {
+            s.close();
+            throw e;
+        }
+        return start(session, s, null, opening, warn);
+    }
+
+    /**
+     * Listens on a Unix-domain socket {@code path} with mode {@code 0777 & ~mask} (ssh's StreamLocalBindMask,
+     * default 0177: owner only); an existing file there is an error unless {@code unlink} (StreamLocalBindUnlink).
+     * The mode is set right after bind; the directory's permissions guard the moment in between.
+     */
+    public static LocalForwardListener unix(Session session, Path path, int mask, boolean unlink, Opening opening,
+            Consumer<String> warn) throws IOException {
+        if (unlink) {
+            Files.deleteIfExists(path);
+        }
+        ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        try {
+            s.bind(UnixDomainSocketAddress.of(path));
+        } catch (IOException e) {
+            s.close();
+            throw new IOException("unix_listener: cannot bind to path " + path + ": " + (Files.exists(path)
+                    ? "Address already in use" : e.getMessage()), e);
+        }
+        try {
+            Files.setPosixFilePermissions(path, mode(mask));
+        } catch (IOException | RuntimeException e) {
+            s.close();
+            Files.deleteIfExists(path);
+            throw e;
+        }
+        return start(session, s, path, opening, warn);
+    }
+
+    static Set<PosixFilePermission> mode(int mask) {
+        Set<PosixFilePermission> out = EnumSet.noneOf(PosixFilePermission.class);
+        PosixFilePermission[] bits = {PosixFilePermission.OTHERS_EXECUTE, PosixFilePermission.OTHERS_WRITE,
+            PosixFilePermission.OTHERS_READ, PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.GROUP_WRITE,
+            PosixFilePermission.GROUP_READ, PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.OWNER_WRITE,
+            PosixFilePermission.OWNER_READ};
+        int m = 0777 & ~mask;
+        for (int i = 0; i < bits.length; i++) {
+            if ((m & (1 << i)) != 0) {
+                out.add(bits[i]);
+            }
+        }
+        return out;
+    }
+
+    private static LocalForwardListener start(Session session, ServerSocketChannel s, Path file, Opening opening,
+            Consumer<String> warn) {
+        LocalForwardListener l = new LocalForwardListener(s, file);
+        Thread acceptor = new Thread(() -> {
+            while (!l.closed && session.isOpen()) {
+                SocketChannel c;
+                try {
+                    c = s.accept();
+                } catch (IOException e) {
+                    break; // closed
+                }
+                try {
+                    OutgoingRelayChannel ch = new OutgoingRelayChannel(opening.type, opening.data, c);
+                    session.getService(ConnectionService.class).registerChannel(ch);
+                    ch.open().addListener(f -> {
+                        if (!f.isOpened()) {
+                            Throwable t = f.getException();
+                            warn.accept("channel " + ch.getChannelId() + ": open failed: " + (t == null ? "refused"
+                                    : t.getMessage()));
+                            try {
+                                c.close();
+                            } catch (IOException e) {
+                                // already closed
+                            }
+                        }
+                    });
+                } catch (IOException | RuntimeException e) {
+                    try {
+                        c.close();
+                    } catch (IOException e2) {
+                        e.addSuppressed(e2);
+                    }
+                    if (!session.isOpen()) {
+                        break;
+                    }
+                }
+            }
+            l.close();
+        }, "forward-accept");
+        acceptor.setDaemon(true);
+        acceptor.start();
+        session.addCloseFutureListener(f -> l.close());
+        return l;
+    }
+
+    /** The bound address (a TCP port chosen by the system when 0 was asked). */
+    public SocketAddress boundAddress() throws IOException {
+        return server.getLocalAddress();
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            server.close();
+        } catch (IOException e) {
+            // already closed
+        }
+        if (socketFile != null) {
+            try {
+                Files.deleteIfExists(socketFile);
+            } catch (IOException e) {
+                // it is gone or not ours to remove any more
+            }
+        }
+    }
+}
