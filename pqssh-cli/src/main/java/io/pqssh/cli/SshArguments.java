@@ -22,7 +22,7 @@ final class SshArguments {
     static final String USAGE = String.join("\n",
             "usage: pqssh ssh [-AaCfGNnqsTtVv] [-D [bind_address:]port] [-e escape_char] [-F configfile]",
             "                 [-i identity_file] [-J destination] [-L address] [-l login_name] [-o option]",
-            "                 [-p port] [-R address] destination [command [argument ...]]",
+            "                 [-p port] [-R address] [-W host:port] destination [command [argument ...]]",
             "       pqssh ssh [-Q query_option]",
             "Options and ssh_config keywords as OpenSSH's ssh; the list with each one's status: docs/client.md.");
 
@@ -138,8 +138,21 @@ final class SshArguments {
             case 'p' -> into.port = port(value);
             case 'Q' -> into.query = value;
             case 'R' -> into.remoteForwards.add(value);
+            case 'W' -> stdioForward(value);
             default -> throw notImplemented(letter);
         }
+    }
+
+    private void stdioForward(String value) throws UsageException {
+        if (into.stdioForward != null) {
+            throw new UsageException("stdio forward already specified", false);
+        }
+        try {
+            io.pqssh.cli.forward.StdioForward.parse(value);
+        } catch (io.pqssh.cli.config.ConfigException e) {
+            throw new UsageException(e.getMessage(), false);
+        }
+        into.stdioForward = value;
     }
 
     private static int port(String value) throws UsageException {

@@ -90,6 +90,7 @@ public final class SshCommand implements Callable<Integer> {
     List<String> remoteForwards = new ArrayList<>(); // -R
     List<String> dynamicForwards = new ArrayList<>(); // -D
     String proxyJump; // -J
+    String stdioForward; // -W
     boolean forwardAgent; // -A
     boolean noForwardAgent; // -a
     boolean help; // --help (pqssh's; ssh has none)
@@ -287,6 +288,12 @@ public final class SshCommand implements Callable<Integer> {
             opts.add("LogLevel=QUIET");
         }
         opts.addAll(options);
+        if (stdioForward != null) {
+            // ssh -W: "Implies -N, -T, ExitOnForwardFailure and ClearAllForwardings", which -o can override
+            io.pqssh.cli.forward.StdioForward.parse(stdioForward);
+            opts.addAll(List.of("SessionType=none", "RequestTTY=no", "ExitOnForwardFailure=yes",
+                    "ClearAllForwardings=yes"));
+        }
         List<ForwardSpec> forwards = new ArrayList<>();
         for (String f : localForwards) {
             forwards.add(ForwardSpec.parseCommandLine(ForwardSpec.Kind.LOCAL, f));
@@ -537,6 +544,11 @@ public final class SshCommand implements Callable<Integer> {
                 Forwarding.start(session, config, log);
                 if (forkAfterAuth) {
                     Background.detach();
+                }
+                if (stdioForward != null) {
+                    return io.pqssh.cli.forward.StdioForward.parse(stdioForward).run(session, System.in,
+                            unclosable(out), log, Duration.ofSeconds(
+                                    config.connectTimeoutSeconds() > 0 ? config.connectTimeoutSeconds() : 30));
                 }
                 if (sessionType.equals("none")) {
                     session.waitFor(java.util.EnumSet.of(org.apache.sshd.client.session.ClientSession.ClientSessionEvent.CLOSED), 0L);

@@ -32,10 +32,10 @@ import org.apache.sshd.common.util.threads.CloseableExecutorService;
  * The transport of a client whose every connection is a {@code direct-tcpip} channel of {@code hop}, an
  * authenticated session to the previous jump host: connecting to {@code host:port} asks the hop to connect there.
  * No socket is opened or bound on this machine. The target is sent as the caller named it (the hop resolves it,
- * as with OpenSSH's {@code -W}); the originator is 127.0.0.1 port 0, as OpenSSH's stdio forwarding sends.
+ * as with OpenSSH's {@code -W}); the originator is 127.0.0.1 port 65535, as OpenSSH's stdio forwarding sends.
  */
 public final class DirectTcpipTransport implements IoServiceFactoryFactory {
-    private static final SshdSocketAddress ORIGINATOR = new SshdSocketAddress("127.0.0.1", 0);
+    private static final SshdSocketAddress ORIGINATOR = new SshdSocketAddress("127.0.0.1", 65535);
 
     private final ClientSession hop;
 
