@@ -110,6 +110,11 @@ final class ForwardingHarness implements AutoCloseable {
         }
         cmd.add("io.pqssh.cli.Main");
         cmd.addAll(List.of(args));
+        return startProcess(cmd, env, "pqssh " + String.join(" ", args));
+    }
+
+    /** Any process (stdin /dev/null, output in files under the test directory), ended by {@link #close}. */
+    Proc startProcess(List<String> cmd, Map<String, String> env, String label) throws IOException {
         int n = processes.size();
         Path out = dir.resolve("proc-" + n + ".out");
         Path err = dir.resolve("proc-" + n + ".err");
@@ -119,13 +124,13 @@ final class ForwardingHarness implements AutoCloseable {
         pb.environment().putAll(env);
         Process p = pb.start();
         processes.add(p);
-        return new Proc(p, out, err, String.join(" ", args));
+        return new Proc(p, out, err, label);
     }
 
-    /** A running pqssh process. */
-    record Proc(Process process, Path out, Path err, String args) {
+    /** A running process ({@code label}: its command line, for messages). */
+    record Proc(Process process, Path out, Path err, String label) {
         String output() {
-            return "pqssh " + args + (process.isAlive() ? " (running)" : " (exit " + process.exitValue() + ")")
+            return label + (process.isAlive() ? " (running)" : " (exit " + process.exitValue() + ")")
                     + "\n--- stdout\n" + CliHarness.read(out) + "\n--- stderr\n" + CliHarness.read(err);
         }
 
@@ -172,9 +177,53 @@ final class ForwardingHarness implements AutoCloseable {
     }
 
     /**
+     * A loopback request/reply server: it reads each connection to its end (the client's half-close), only then sends
+     * back what it read, and closes. Returns its port.
+     */
+    int startReplyAfterEofServer() throws IOException {
+        ServerSocket ss = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        closeables.add(ss);
+        Thread t = new Thread(() -> {
+            while (!ss.isClosed()) {
+                try {
+                    Socket s = ss.accept();
+                    Thread c = new Thread(() -> {
+                        try (s; InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
+                            byte[] request = in.readAllBytes();
+                            out.write(request);
+                        } catch (IOException e) {
+                            // connection dropped: the client sees no reply
+                        }
+                    }, "reply-after-eof-conn");
+                    c.setDaemon(true);
+                    c.start();
+                } catch (IOException e) {
+                    return;
+                }
+            }
+        }, "reply-after-eof-server");
+        t.setDaemon(true);
+        t.start();
+        return ss.getLocalPort();
+    }
+
+    /**
+     * Connects to 127.0.0.1:port, sends {@code request}, shuts down its sending side (as {@code nc -N}) and reads the
+     * reply to its end (bounded by a 20 s read timeout).
+     */
+    static byte[] requestThenHalfClose(int port, byte[] request) throws IOException {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            s.setSoTimeout(20_000);
+            s.getOutputStream().write(request);
+            s.getOutputStream().flush();
+            s.shutdownOutput();
+            return s.getInputStream().readAllBytes();
+        }
+    }
+
+    /**
      * Sends {@code data} on a connected socket (from a second thread) and reads until as many bytes came back or the
-     * peer closed. No half-close: MINA's NIO2 transport ends a forwarded connection on the first read EOF
-     * (docs/client.md "Forwarding").
+     * peer closed. No half-close (for that: {@link #requestThenHalfClose}).
      */
     static byte[] roundTrip(Socket s, byte[] data) throws IOException {
         s.setSoTimeout(20_000);

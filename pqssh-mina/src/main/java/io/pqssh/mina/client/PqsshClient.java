@@ -357,9 +357,11 @@ public final class PqsshClient implements AutoCloseable {
             CoreModuleProperties.PREFERRED_AUTHS.set(client, String.join(",", preferredAuth));
             // MINA leaves Nagle on; with it a small flight waits for an ACK and costs a round trip
             CoreModuleProperties.TCP_NODELAY.set(client, true);
-            client.setIoServiceFactoryFactory(io.pqssh.mina.transport.CoalescingIoServiceFactoryFactory.of(
-                    coalesceWrites, jumpHost == null ? null : new io.pqssh.mina.client.jump.DirectTcpipTransport(
-                            jumpHost)));
+            org.apache.sshd.common.io.IoServiceFactoryFactory transport =
+                    io.pqssh.mina.transport.CoalescingIoServiceFactoryFactory.of(coalesceWrites, null);
+            // through a jump host the SSH connection itself is not coalesced: it is a channel, not a TCP stream
+            client.setIoServiceFactoryFactory(jumpHost == null ? transport
+                    : new io.pqssh.mina.client.jump.DirectTcpipTransport(jumpHost, transport));
             // forwarded-tcpip channels (-R) are accepted only for listeners this client asked for: MINA's forwarder
             // refuses a channel for a port it did not request
             client.setForwardingFilter(io.pqssh.mina.client.ClientForwardingFilter.INSTANCE);

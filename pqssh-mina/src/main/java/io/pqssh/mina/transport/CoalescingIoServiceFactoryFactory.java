@@ -27,12 +27,12 @@ public final class CoalescingIoServiceFactoryFactory extends WrappingIoServiceFa
     }
 
     /**
-     * What the builders install: coalescing over {@code transport} (null: MINA's default transport, as an
-     * unconfigured {@code SshServer}/{@code SshClient} would use), or that transport alone.
+     * What the builders install: coalescing over {@code transport} (null: MINA's NIO2 transport with half-close of
+     * forwarded connections, {@link HalfCloseTransport}, or the one MINA's system property names), or that transport
+     * alone.
      */
     public static IoServiceFactoryFactory of(boolean coalesce, IoServiceFactoryFactory transport) {
-        IoServiceFactoryFactory base = transport != null ? transport
-                : DefaultIoServiceFactoryFactory.getDefaultIoServiceFactoryFactoryInstance();
+        IoServiceFactoryFactory base = transport != null ? transport : HalfCloseTransport.orMinasChoice();
         return coalesce ? new CoalescingIoServiceFactoryFactory(base) : base;
     }
 

@@ -25,32 +25,38 @@ import org.apache.sshd.common.io.IoServiceFactory;
 import org.apache.sshd.common.io.IoServiceFactoryFactory;
 import org.apache.sshd.common.io.IoSession;
 import org.apache.sshd.common.session.ConnectionService;
+import org.apache.sshd.common.session.helpers.AbstractSessionIoHandler;
 import org.apache.sshd.common.util.net.SshdSocketAddress;
 import org.apache.sshd.common.util.threads.CloseableExecutorService;
 
 /**
- * The transport of a client whose every connection is a {@code direct-tcpip} channel of {@code hop}, an
- * authenticated session to the previous jump host: connecting to {@code host:port} asks the hop to connect there.
- * No socket is opened or bound on this machine. The target is sent as the caller named it (the hop resolves it,
+ * The transport of a client whose SSH connections are {@code direct-tcpip} channels of {@code hop}, an authenticated
+ * session to the previous jump host: connecting to {@code host:port} asks the hop to connect there, and no socket is
+ * opened or bound on this machine for it. Only the connector of MINA's SSH session factory is tunnelled; the port
+ * forwarding of the sessions made this way (their listeners and their connections to local targets) uses
+ * {@code inner}, an ordinary transport. The target is sent as the caller named it (the hop resolves it,
  * as with OpenSSH's {@code -W}); the originator is 127.0.0.1 port 65535, as OpenSSH's stdio forwarding sends.
  */
 public final class DirectTcpipTransport implements IoServiceFactoryFactory {
     private static final SshdSocketAddress ORIGINATOR = new SshdSocketAddress("127.0.0.1", 65535);
 
     private final ClientSession hop;
+    private final IoServiceFactoryFactory inner;
 
-    public DirectTcpipTransport(ClientSession hop) {
+    public DirectTcpipTransport(ClientSession hop, IoServiceFactoryFactory inner) {
         this.hop = Objects.requireNonNull(hop, "hop session");
+        this.inner = Objects.requireNonNull(inner, "inner transport");
     }
 
     @Override
     public IoServiceFactory create(FactoryManager manager) {
-        return new Services();
+        return new Services(inner.create(manager));
     }
 
     @Override
     public void setExecutorServiceFactory(Factory<CloseableExecutorService> factory) {
-        // no thread pool: each tunnelled session has its reader thread
+        // tunnelled sessions have their own reader thread; the inner transport's pool serves the rest
+        inner.setExecutorServiceFactory(factory);
     }
 
     /** Target as the SSH layer names it: host string as given (never a reverse lookup), port. */
@@ -65,55 +71,58 @@ public final class DirectTcpipTransport implements IoServiceFactoryFactory {
         throw new IllegalArgumentException("not a host and port: " + a);
     }
 
-    /** The factory and its one kind of service: connectors (a jump never accepts). */
+    /** SSH sessions' connectors tunnel; everything else is the inner transport's. */
     private final class Services implements IoServiceFactory {
-        private final DefaultCloseFuture closed = new DefaultCloseFuture(this, null);
-        private volatile IoServiceEventListener listener;
+        private final IoServiceFactory f;
+
+        Services(IoServiceFactory f) {
+            this.f = f;
+        }
 
         @Override
         public IoConnector createConnector(IoHandler handler) {
-            return new Connector(handler);
+            // MINA's SshClient connects with its session factory; forwarders and channels bring their own handlers
+            return handler instanceof AbstractSessionIoHandler ? new Connector(handler) : f.createConnector(handler);
         }
 
         @Override
         public IoAcceptor createAcceptor(IoHandler handler) {
-            throw new UnsupportedOperationException("a connection through a jump host does not listen");
+            return f.createAcceptor(handler);
         }
 
         @Override
         public IoServiceEventListener getIoServiceEventListener() {
-            return listener;
+            return f.getIoServiceEventListener();
         }
 
         @Override
         public void setIoServiceEventListener(IoServiceEventListener l) {
-            this.listener = l;
+            f.setIoServiceEventListener(l);
         }
 
         @Override
         public CloseFuture close(boolean immediately) {
-            closed.setClosed();
-            return closed;
+            return f.close(immediately);
         }
 
         @Override
         public void addCloseFutureListener(SshFutureListener<CloseFuture> l) {
-            closed.addListener(l);
+            f.addCloseFutureListener(l);
         }
 
         @Override
         public void removeCloseFutureListener(SshFutureListener<CloseFuture> l) {
-            closed.removeListener(l);
+            f.removeCloseFutureListener(l);
         }
 
         @Override
         public boolean isClosed() {
-            return closed.isClosed();
+            return f.isClosed();
         }
 
         @Override
         public boolean isClosing() {
-            return closed.isClosed();
+            return f.isClosing();
         }
     }
 

@@ -1,0 +1,127 @@
+package io.pqssh.cli;
+
+import static io.pqssh.cli.CliHarness.pub;
+import static io.pqssh.cli.ForwardingHarness.assertEcho;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A forwarded connection whose client sends a request, shuts down its sending side ({@code nc -N}) and waits for the
+ * reply, to a loopback server that answers only after that end of input: through {@code pqssh ssh -L} to Debian's
+ * sshd and to {@code pqssh server}, through {@code pqssh server}'s {@code -R} listener, and through OpenSSH's
+ * {@code ssh -L} to {@code pqssh server}, and through {@code -L} of a session reached with {@code -J}. The whole
+ * reply must arrive.
+ */
+class HalfCloseForwardTest {
+    @TempDir
+    Path dir;
+
+    private ForwardingHarness h;
+    private Path key;
+    private Path authorized;
+    private int replier;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        CliHarness.requireBinary(CliHarness.SSH_KEYGEN, "openssh-client");
+        h = new ForwardingHarness(dir);
+        key = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
+        authorized = dir.resolve("authorized_keys");
+        Files.writeString(authorized, Files.readString(pub(key)));
+        replier = h.startReplyAfterEofServer();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        h.close();
+    }
+
+    private ForwardingHarness.Proc pqsshClient(int serverPort, String... forwards) throws IOException {
+        List<String> args = new ArrayList<>(List.of("ssh", "-N", "-i", key.toString(),
+                "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=" + dir.resolve("known_hosts"),
+                "-p", String.valueOf(serverPort)));
+        args.addAll(List.of(forwards));
+        args.add(CliHarness.user() + "@127.0.0.1");
+        return h.startPqssh(Map.of(), args.toArray(String[]::new));
+    }
+
+    private static byte[] random(int n) {
+        byte[] b = new byte[n];
+        new SecureRandom().nextBytes(b);
+        return b;
+    }
+
+    /** Two requests on two connections: a short one and one of several channel packets. */
+    private void requestsComeBackWhole(int port, ForwardingHarness.Proc client, String what) throws Exception {
+        for (int size : new int[] {11, 200_000}) {
+            byte[] request = random(size);
+            assertEcho(request, ForwardingHarness.requestThenHalfClose(port, request), what + " (" + size
+                    + " bytes)\n" + client.output());
+        }
+        assertTrue(client.process().isAlive(), client.output());
+    }
+
+    @Test
+    void pqsshLocalForwardToSshd() throws Exception {
+        int sshd = h.startSshd(authorized);
+        int l = CliHarness.freePort();
+        ForwardingHarness.Proc c = pqsshClient(sshd, "-L", l + ":127.0.0.1:" + replier);
+        h.awaitListening(c, l);
+        requestsComeBackWhole(l, c, "pqssh ssh -L through sshd");
+    }
+
+    @Test
+    void pqsshLocalAndRemoteForwardsToPqsshServer() throws Exception {
+        int server = h.startServer(authorized);
+        int l = CliHarness.freePort();
+        int r = CliHarness.freePort();
+        ForwardingHarness.Proc c = pqsshClient(server, "-L", l + ":127.0.0.1:" + replier,
+                "-R", r + ":127.0.0.1:" + replier);
+        h.awaitListening(c, l);
+        h.awaitListening(c, r); // pqssh server's listener for -R
+        requestsComeBackWhole(l, c, "pqssh ssh -L through pqssh server");
+        requestsComeBackWhole(r, c, "pqssh server's -R listener");
+    }
+
+    /** -L of a session reached through a jump host: its listener is an ordinary socket, its SSH is a channel. */
+    @Test
+    void pqsshLocalForwardOfASessionThroughAJumpHost() throws Exception {
+        int hop = h.startServer(authorized);
+        int sshd = h.startSshd(authorized);
+        Path config = dir.resolve("ssh_config");
+        Files.writeString(config, String.join("\n", "Host *", "    IdentityFile " + key,
+                "    StrictHostKeyChecking no", "    UserKnownHostsFile " + dir.resolve("known_hosts"),
+                "    User " + CliHarness.user(), ""));
+        int l = CliHarness.freePort();
+        ForwardingHarness.Proc c = h.startPqssh(Map.of(), "ssh", "-N", "-F", config.toString(), "-J",
+                "127.0.0.1:" + hop, "-L", l + ":127.0.0.1:" + replier, "-p", String.valueOf(sshd), "127.0.0.1");
+        h.awaitListening(c, l);
+        requestsComeBackWhole(l, c, "pqssh ssh -J -L through sshd");
+    }
+
+    @Test
+    void openSshLocalForwardToPqsshServer() throws Exception {
+        CliHarness.requireBinary(CliHarness.SSH, "openssh-client");
+        int server = h.startServer(authorized);
+        int l = CliHarness.freePort();
+        List<String> cmd = List.of(CliHarness.SSH.toString(), "-N", "-F", "none", "-o", "BatchMode=yes",
+                "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=" + dir.resolve("known_hosts_openssh"),
+                "-i", key.toString(), "-p", String.valueOf(server), "-L", l + ":127.0.0.1:" + replier,
+                CliHarness.user() + "@127.0.0.1");
+        ForwardingHarness.Proc c = h.startProcess(cmd, Map.of(), String.join(" ", cmd));
+        h.awaitListening(c, l);
+        requestsComeBackWhole(l, c, "OpenSSH ssh -L through pqssh server");
+    }
+}

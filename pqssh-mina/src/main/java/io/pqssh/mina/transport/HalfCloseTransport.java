@@ -1,0 +1,111 @@
+package io.pqssh.mina.transport;
+
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousSocketChannel;
+
+import org.apache.sshd.common.FactoryManager;
+import org.apache.sshd.common.PropertyResolver;
+import org.apache.sshd.common.forward.TcpipClientChannel;
+import org.apache.sshd.common.io.IoHandler;
+import org.apache.sshd.common.io.IoOutputStream;
+import org.apache.sshd.common.io.IoServiceFactory;
+import org.apache.sshd.common.io.IoServiceFactoryFactory;
+import org.apache.sshd.common.io.nio2.Nio2CompletionHandler;
+import org.apache.sshd.common.io.nio2.Nio2Service;
+import org.apache.sshd.common.io.nio2.Nio2ServiceFactory;
+import org.apache.sshd.common.io.nio2.Nio2ServiceFactoryFactory;
+import org.apache.sshd.common.io.nio2.Nio2Session;
+import org.apache.sshd.common.util.Readable;
+import org.apache.sshd.common.util.threads.CloseableExecutorService;
+
+/**
+ * MINA's NIO2 transport with half-close for forwarded connections. MINA 2.20's {@code Nio2Session} closes the whole
+ * socket when a read returns end of stream ({@code handleReadCycleCompletion}: {@code close(true)}), so the channel
+ * of a forwarded connection ({@code -L} in the client, {@code -R} listeners in the server) is closed as soon as the
+ * local program shuts down its sending side, and the reply still on its way is lost. Here a socket carrying a
+ * forwarded channel instead ends that channel's sending side: its pending data, then {@code SSH_MSG_CHANNEL_EOF};
+ * the socket stays open for the reply, and MINA closes it with the channel once the peer closes that, as OpenSSH
+ * does. A socket that carries no channel (the SSH connection itself) still closes on end of stream.
+ * <p>
+ * The forwarded socket is recognised by what MINA's forwarder attaches to it ({@link TcpipClientChannel} under its
+ * class, in {@code DefaultForwarder.StaticIoHandler.sessionCreated}), or by a {@link HalfCloseTarget} attribute
+ * for channels of pqssh's own.
+ */
+public final class HalfCloseTransport extends Nio2ServiceFactoryFactory {
+    /** What a channel does when its socket's input ended; attach it to the socket's session under this class. */
+    public interface HalfCloseTarget {
+        /** @return false if the channel cannot take it (then the socket is closed as MINA would) */
+        boolean inputEnded();
+    }
+
+    /**
+     * What the builders install under coalescing: this, unless MINA's transport system property chose another
+     * transport (the lab's byte counter), which is then used as MINA would.
+     */
+    public static IoServiceFactoryFactory orMinasChoice() {
+        if (System.getProperty(IoServiceFactoryFactory.class.getName()) != null) {
+            return org.apache.sshd.common.io.DefaultIoServiceFactoryFactory
+                    .getDefaultIoServiceFactoryFactoryInstance();
+        }
+        return new HalfCloseTransport();
+    }
+
+    @Override
+    public IoServiceFactory create(FactoryManager manager) {
+        return new Factory(manager, newExecutor(), newExecutor());
+    }
+
+    private static final class Factory extends Nio2ServiceFactory {
+        Factory(FactoryManager manager, CloseableExecutorService executors, CloseableExecutorService resume) {
+            super(manager, executors, resume);
+        }
+
+        @Override
+        public Nio2Session createSession(Nio2Service service, IoHandler handler, AsynchronousSocketChannel socket,
+                SocketAddress acceptanceAddress) throws Throwable {
+            return new Session(service, getFactoryManager(), handler, socket, acceptanceAddress);
+        }
+    }
+
+    private static final class Session extends Nio2Session {
+        Session(Nio2Service service, PropertyResolver resolver, IoHandler handler, AsynchronousSocketChannel socket,
+                SocketAddress acceptanceAddress) throws IOException {
+            super(service, resolver, handler, socket, acceptanceAddress);
+        }
+
+        @Override
+        protected void handleReadCycleCompletion(ByteBuffer buffer, Readable bufReader,
+                Nio2CompletionHandler<Integer, Object> completionHandler, Integer result, Object attachment) {
+            if (result != null && result < 0 && !isClosing() && inputEnded()) {
+                // no further read: the channel's close closes this socket
+                return;
+            }
+            super.handleReadCycleCompletion(buffer, bufReader, completionHandler, result, attachment);
+        }
+
+        /**
+         * Reads are suspended while a chunk is on its way into the channel and resumed once it was written (MINA's
+         * forwarders and TcpipServerChannel do so), so end of stream is seen only after every byte went in.
+         */
+        private boolean inputEnded() {
+            Object target = getAttribute(HalfCloseTarget.class);
+            if (target instanceof HalfCloseTarget) {
+                return ((HalfCloseTarget) target).inputEnded();
+            }
+            Object c = getAttribute(TcpipClientChannel.class);
+            if (!(c instanceof TcpipClientChannel)) {
+                return false;
+            }
+            TcpipClientChannel channel = (TcpipClientChannel) c;
+            IoOutputStream toChannel = channel.getAsyncIn();
+            if (toChannel == null || channel.isClosing()) {
+                return false;
+            }
+            // TcpipClientChannel's stream sends SSH_MSG_CHANNEL_EOF once its pending data is written
+            toChannel.close(false);
+            return true;
+        }
+    }
+}
