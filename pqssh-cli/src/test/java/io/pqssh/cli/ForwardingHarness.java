@@ -208,6 +208,55 @@ final class ForwardingHarness implements AutoCloseable {
     }
 
     /**
+     * A loopback server that sends {@code greeting}, shuts down its sending side, then reads the connection to its end
+     * and puts what it read into {@code received}. Returns its port.
+     */
+    int startGreetThenReadServer(byte[] greeting, java.util.concurrent.BlockingQueue<byte[]> received)
+            throws IOException {
+        ServerSocket ss = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        closeables.add(ss);
+        Thread t = new Thread(() -> {
+            while (!ss.isClosed()) {
+                try {
+                    Socket s = ss.accept();
+                    Thread c = new Thread(() -> {
+                        try (s; InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
+                            out.write(greeting);
+                            out.flush();
+                            s.shutdownOutput();
+                            received.add(in.readAllBytes());
+                        } catch (IOException e) {
+                            received.add(("failed: " + e).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                        }
+                    }, "greet-then-read-conn");
+                    c.setDaemon(true);
+                    c.start();
+                } catch (IOException e) {
+                    return;
+                }
+            }
+        }, "greet-then-read-server");
+        t.setDaemon(true);
+        t.start();
+        return ss.getLocalPort();
+    }
+
+    /**
+     * Connects to 127.0.0.1:port, reads to the end of what the peer sends (it half-closed), then sends
+     * {@code request} and closes; returns what it read.
+     */
+    static byte[] readToEndThenSend(int port, byte[] request) throws IOException {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            s.setSoTimeout(20_000);
+            byte[] got = s.getInputStream().readAllBytes();
+            s.getOutputStream().write(request);
+            s.getOutputStream().flush();
+            s.shutdownOutput();
+            return got;
+        }
+    }
+
+    /**
      * Connects to 127.0.0.1:port, sends {@code request}, shuts down its sending side (as {@code nc -N}) and reads the
      * reply to its end (bounded by a 20 s read timeout).
      */

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * reply, to a loopback server that answers only after that end of input: through {@code pqssh ssh -L} to Debian's
  * sshd and to {@code pqssh server}, through {@code pqssh server}'s {@code -R} listener, and through OpenSSH's
  * {@code ssh -L} to {@code pqssh server}, and through {@code -L} of a session reached with {@code -J}. The whole
- * reply must arrive.
+ * reply must arrive. The other way round too: a target that greets, shuts down its sending side and then reads must
+ * still get what the client sends after the greeting ({@code pqssh server}'s {@code direct-tcpip} channel).
  */
 class HalfCloseForwardTest {
     @TempDir
@@ -109,6 +110,36 @@ class HalfCloseForwardTest {
                 "127.0.0.1:" + hop, "-L", l + ":127.0.0.1:" + replier, "-p", String.valueOf(sshd), "127.0.0.1");
         h.awaitListening(c, l);
         requestsComeBackWhole(l, c, "pqssh ssh -J -L through sshd");
+    }
+
+    @Test
+    void aTargetThatHalfClosesFirstStillGetsTheRequest() throws Exception {
+        java.util.concurrent.BlockingQueue<byte[]> received = new java.util.concurrent.LinkedBlockingQueue<>();
+        byte[] greeting = "hello, then my side is done\n".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        int greeter = h.startGreetThenReadServer(greeting, received);
+        int server = h.startServer(authorized);
+        int l = CliHarness.freePort();
+        int o = CliHarness.freePort();
+        ForwardingHarness.Proc c = pqsshClient(server, "-L", l + ":127.0.0.1:" + greeter);
+        List<String> cmd = List.of(CliHarness.SSH.toString(), "-N", "-F", "none", "-o", "BatchMode=yes",
+                "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=" + dir.resolve("known_hosts_openssh"),
+                "-i", key.toString(), "-p", String.valueOf(server), "-L", o + ":127.0.0.1:" + greeter,
+                CliHarness.user() + "@127.0.0.1");
+        ForwardingHarness.Proc openssh = h.startProcess(cmd, Map.of(), String.join(" ", cmd));
+        h.awaitListening(c, l);
+        h.awaitListening(openssh, o);
+        for (ForwardingHarness.Proc p : List.of(c, openssh)) {
+            int port = p == c ? l : o;
+            byte[] request = random(150_000);
+            assertEcho(greeting, ForwardingHarness.readToEndThenSend(port, request), "greeting via " + p.label());
+            // awaitListening's probe connections reach the target too, and send nothing: skip those
+            byte[] got = received.poll(20, java.util.concurrent.TimeUnit.SECONDS);
+            while (got != null && got.length == 0) {
+                got = received.poll(20, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            assertTrue(got != null, "the target never finished reading, via " + p.output());
+            assertEcho(request, got, "what the target read after its half-close, via " + p.label());
+        }
     }
 
     @Test

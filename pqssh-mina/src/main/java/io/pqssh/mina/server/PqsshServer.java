@@ -386,7 +386,10 @@ public final class PqsshServer implements AutoCloseable {
             org.apache.sshd.common.channel.ChannelFactory session =
                     io.pqssh.mina.server.session.PqsshChannelSession.factory(acceptEnv);
             for (org.apache.sshd.common.channel.ChannelFactory f : sshd.getChannelFactories()) {
-                channels.add("session".equals(f.getName()) ? session : f);
+                // direct-tcpip: half-close both ways, as sshd (HalfClosingTcpipChannel)
+                channels.add("session".equals(f.getName()) ? session
+                        : "direct-tcpip".equals(f.getName())
+                                ? new io.pqssh.mina.server.forward.HalfClosingTcpipChannel.Factory() : f);
             }
             sshd.setChannelFactories(channels);
             AuthenticationMethods methods = checkedMethods(auth);
