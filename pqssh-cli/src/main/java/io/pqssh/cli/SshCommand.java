@@ -625,6 +625,13 @@ public final class SshCommand implements Callable<Integer> {
             log.fatal("pqssh: " + e.getMessage());
             return 255;
         }
+        String refused = lastHop != null ? io.pqssh.cli.forward.StdioForward.openFailure(e) : null;
+        if (refused != null) {
+            // the last hop would not connect to the destination: ssh -J's words (its ssh -W child's)
+            log.fatal(refused);
+            log.fatal("stdio forwarding failed");
+            return 255;
+        }
         String c = Failures.connect(e, host, port);
         if (c != null) {
             log.fatal("pqssh: " + c);

@@ -178,5 +178,7 @@ class JumpHostTest {
         CliHarness.Result r = jump(CliHarness.user() + "@127.0.0.1:" + closed, target, "echo must-not-run");
         assertEquals(255, r.rc(), r.all());
         assertTrue(!r.out().contains("must-not-run"), r.all());
+        // ssh -J's words for a refused direct-tcpip open
+        assertTrue(r.err().contains(": open failed: ") && r.err().contains("stdio forwarding failed"), r.all());
     }
 }

@@ -73,10 +73,9 @@ public final class StdioForward {
             try {
                 ch.open().verify(openTimeout);
             } catch (IOException e) {
-                SshChannelOpenException refused = cause(e);
-                log.fatal("channel " + ch.getChannelId() + ": open failed: "
-                        + (refused != null ? reason(refused.getReasonCode()) + ": " + refused.getMessage()
-                                : e.getMessage()));
+                String refused = openFailure(e);
+                log.fatal(refused != null ? refused : "channel " + ch.getChannelId() + ": open failed: "
+                        + e.getMessage());
                 log.fatal("stdio forwarding failed");
                 return 255;
             }
@@ -84,6 +83,13 @@ public final class StdioForward {
             out.flush();
             return 0;
         }
+    }
+
+    /** ssh's line for a refused channel open ({@code channel N: open failed: reason: text}), or null if none. */
+    public static String openFailure(Throwable e) {
+        SshChannelOpenException refused = cause(e);
+        return refused == null ? null : "channel " + refused.getChannelId() + ": open failed: "
+                + reason(refused.getReasonCode()) + ": " + refused.getMessage();
     }
 
     private static SshChannelOpenException cause(Throwable e) {
