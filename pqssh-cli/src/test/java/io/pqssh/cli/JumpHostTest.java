@@ -106,9 +106,12 @@ class JumpHostTest {
         int target = startSshd();
         String u = CliHarness.user() + "@";
         Path marker = dir.resolve("logged-in");
+        Path release = dir.resolve("looked");
         ForwardingHarness.Proc p = h.startPqssh(Map.of(), "ssh", "-F", config.toString(), "-J",
                 u + "127.0.0.1:" + hop1 + "," + u + "127.0.0.1:" + hop2, "-p", String.valueOf(target), "127.0.0.1",
-                "touch " + marker + "; sleep 3; echo through-two-hops");
+                // the command waits (at most 60 s) until this test has looked at the client's sockets
+                "touch " + marker + "; for i in $(seq 600); do [ -e " + release + " ] && break; sleep 0.1; done;"
+                        + " echo through-two-hops");
         CliHarness.waitUntil(Duration.ofSeconds(90), () -> Files.exists(marker) || !p.process().isAlive(),
                 p::output);
         assertTrue(Files.exists(marker), "the remote command never ran: " + p.output());
@@ -129,6 +132,7 @@ class JumpHostTest {
             }
         }
         assertTrue(p.process().isAlive(), p.output());
+        Files.writeString(release, "");
         assertEquals(List.of(), listening, "the client listens on a TCP port during a -J login");
         assertEquals(1, tcp.size(), "the client should hold exactly one TCP socket (to the first hop): " + tcp);
         assertEquals(0, p.waitFor(Duration.ofSeconds(60)), p.output());
