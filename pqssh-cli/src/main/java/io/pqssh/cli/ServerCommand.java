@@ -37,7 +37,8 @@ import picocli.CommandLine.Option;
                 "AuthorizedKEMKeysFile, KEMAuthentication, KEMAuthAlgorithms, AuthenticationMethods,",
                 "PubkeyAuthentication, PasswordAuthentication, PasswordFile, KexAlgorithms, RequirePostQuantumKex,",
                 "MaxAuthTries, LoginGraceTime, MaxPendingKEMChallenges, Subsystem sftp, AllowTcpForwarding, PermitOpen,",
-                "PermitListen, GatewayPorts, AllowAgentForwarding, DisableForwarding.",
+                "PermitListen, GatewayPorts, AllowAgentForwarding, DisableForwarding, AllowStreamLocalForwarding,",
+                "StreamLocalBindMask, StreamLocalBindUnlink.",
                 "Without HostKey: /etc/pqssh/ssh_host_ed25519_key (root) or ~/.config/pqssh/ (others).",
                 "Detaches (as sshd) unless -D or -d; the daemon logs to syslog (facility AUTH) or to -E FILE.",
                 "SIGHUP re-reads the configuration and keys; open sessions stay."})

@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Unix-domain socket forwarding ({@code direct-streamlocal@openssh.com}, {@code streamlocal-forward@openssh.com},
  * {@code forwarded-streamlocal@openssh.com}): every -L/-R form with a socket path, through one {@code pqssh ssh -N}
- * client, to TCP and Unix echo servers, against Debian's sshd.
+ * client, to TCP and Unix echo servers, against Debian's sshd and pqssh server; pqssh server's
+ * AllowStreamLocalForwarding and StreamLocalBindMask.
  */
 class StreamLocalForwardTest {
     @TempDir
@@ -152,24 +153,66 @@ class StreamLocalForwardTest {
 
     @Test
     void everyUnixSocketFormAgainstOpenSshSshd() throws Exception {
-        int sshd = h.startSshd(authorized());
+        everyForm(h.startSshd(authorized()));
+    }
+
+    @Test
+    void everyUnixSocketFormAgainstPqsshServer() throws Exception {
+        // the server's own -R socket honours its StreamLocalBindMask (here 0117: group may connect too)
+        everyForm(h.startServer(authorized(), "-o", "StreamLocalBindMask=0117"));
+        Path r4 = dir.resolve("r4.sock");
+        assertEquals("rw-rw----", PosixFilePermissions.toString(Files.getPosixFilePermissions(r4)));
+    }
+
+    @Test
+    void pqsshServerRefusesWhatAllowStreamLocalForwardingForbids() throws Exception {
         int echo = h.startEchoServer();
-        Path remoteEcho = unixEcho("remote-echo.sock"); // what sshd connects to (same machine)
+        Path remoteEcho = unixEcho("remote-echo.sock");
+        int none = h.startServer(authorized(), "-o", "AllowStreamLocalForwarding=no");
+        int l = CliHarness.freePort();
+        Path r = dir.resolve("refused.sock");
+        // -L: the listener exists on the client, the server refuses the channel; -R: the server refuses the socket
+        ForwardingHarness.Proc c = client(none, "-L", l + ":" + remoteEcho);
+        h.awaitListening(c, l);
+        byte[] carried;
+        try {
+            carried = ForwardingHarness.echoThrough(l, random(1000));
+        } catch (java.net.SocketException e) {
+            carried = new byte[0]; // the client closed the connection at once (reset): nothing went through
+        }
+        assertEquals(0, carried.length, "refused -L carried bytes");
+        ForwardingHarness.Proc strict = client(none, "-o", "ExitOnForwardFailure=yes", "-R", r + ":127.0.0.1:" + echo);
+        assertEquals(255, strict.waitFor(Duration.ofSeconds(90)), strict.output());
+        assertTrue(CliHarness.read(strict.err()).contains("remote port forwarding failed for listen path " + r),
+                strict.output());
+        assertTrue(!Files.exists(r), "the refused -R socket exists");
+    }
+
+    private ForwardingHarness.Proc client(int server, String... forwards) throws IOException {
+        List<String> args = new ArrayList<>(List.of("ssh", "-N", "-F", "none", "-i", key.toString(),
+                "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=" + dir.resolve("known_hosts"),
+                "-p", String.valueOf(server)));
+        args.addAll(List.of(forwards));
+        args.add(CliHarness.user() + "@127.0.0.1");
+        return h.startPqssh(Map.of(), args.toArray(String[]::new));
+    }
+
+    /** The five forms through one client: -L unix->tcp, tcp->unix, unix->unix; -R unix->tcp, tcp->unix. */
+    private void everyForm(int server) throws Exception {
+        int echo = h.startEchoServer();
+        Path remoteEcho = unixEcho("remote-echo.sock"); // what the server connects to (same machine)
         Path localEcho = unixEcho("local-echo.sock"); // what the client connects to
         Path l1 = dir.resolve("l1.sock");
         int l2 = CliHarness.freePort();
         Path l3 = dir.resolve("l3.sock");
         Path r4 = dir.resolve("r4.sock");
         int r5 = CliHarness.freePort();
-        ForwardingHarness.Proc c = h.startPqssh(Map.of(), "ssh", "-N", "-F", "none", "-i", key.toString(),
-                "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=" + dir.resolve("known_hosts"),
-                "-o", "ExitOnForwardFailure=yes", "-p", String.valueOf(sshd),
+        ForwardingHarness.Proc c = client(server, "-o", "ExitOnForwardFailure=yes",
                 "-L", l1 + ":127.0.0.1:" + echo,
                 "-L", l2 + ":" + remoteEcho,
                 "-L", l3 + ":" + remoteEcho,
                 "-R", r4 + ":127.0.0.1:" + echo,
-                "-R", r5 + ":" + localEcho,
-                CliHarness.user() + "@127.0.0.1");
+                "-R", r5 + ":" + localEcho);
         awaitSocket(c, l1);
         awaitSocket(c, l3);
         awaitSocket(c, r4);

@@ -54,6 +54,14 @@ public final class LocalForwardListener implements Closeable {
             });
         }
 
+        /** {@code forwarded-streamlocal@openssh.com} for a connection to the server's socket {@code path}. */
+        public static Opening forwardedStreamLocal(String path) {
+            return new Opening("forwarded-streamlocal@openssh.com", b -> {
+                b.putString(path);
+                b.putString(""); // reserved
+            });
+        }
+
         /** {@code direct-streamlocal@openssh.com} to the peer's socket {@code path} (PROTOCOL section 2.4). */
         public static Opening directStreamLocal(String path) {
             return new Opening("direct-streamlocal@openssh.com", b -> {

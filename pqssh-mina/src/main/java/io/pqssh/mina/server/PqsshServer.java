@@ -426,6 +426,19 @@ public final class PqsshServer implements AutoCloseable {
                         forwarding.gatewayPorts()));
                 // agent forwarding: a Unix socket per connection relayed to the client (AllowAgentForwarding)
                 sshd.setAgentFactory(io.pqssh.mina.agent.PqsshAgentFactory.forServer());
+                // Unix-domain socket forwarding (AllowStreamLocalForwarding), which MINA does not have
+                io.pqssh.mina.server.forward.StreamLocalForwarding streamLocal =
+                        new io.pqssh.mina.server.forward.StreamLocalForwarding(forwarding);
+                List<org.apache.sshd.common.channel.ChannelFactory> withStreamLocal =
+                        new ArrayList<>(sshd.getChannelFactories());
+                withStreamLocal.add(streamLocal.channelFactory());
+                sshd.setChannelFactories(withStreamLocal);
+                List<org.apache.sshd.common.channel.RequestHandler<org.apache.sshd.common.session.ConnectionService>>
+                        global = new ArrayList<>(sshd.getGlobalRequestHandlers() == null
+                                ? org.apache.sshd.server.ServerBuilder.DEFAULT_GLOBAL_REQUEST_HANDLERS
+                                : sshd.getGlobalRequestHandlers());
+                global.add(streamLocal.requestHandler());
+                sshd.setGlobalRequestHandlers(global);
             }
             if (sftp) {
                 // bulk transfer (lab transfer, issue 4): a larger channel window and packets, and SFTP reads up to

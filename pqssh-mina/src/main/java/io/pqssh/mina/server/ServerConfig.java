@@ -46,7 +46,10 @@ public final class ServerConfig {
     /** MaxStartups, PerSourceMaxStartups, PerSourceConnectRate, MaxPreauthPacketSize. */
     public PreAuthLimits.Settings preAuth = PreAuthLimits.Settings.defaults();
 
-    /** AllowTcpForwarding, PermitOpen, PermitListen, GatewayPorts, AllowAgentForwarding, DisableForwarding. */
+    /**
+     * AllowTcpForwarding, PermitOpen, PermitListen, GatewayPorts, AllowAgentForwarding, DisableForwarding,
+     * AllowStreamLocalForwarding, StreamLocalBindMask, StreamLocalBindUnlink.
+     */
     public io.pqssh.mina.server.forward.ForwardingPolicy forwarding =
             io.pqssh.mina.server.forward.ForwardingPolicy.DEFAULT;
 
@@ -133,6 +136,10 @@ public final class ServerConfig {
                 case "acceptenv" -> acceptEnv.addAll(envPatterns(value));
                 case "allowagentforwarding" -> forwarding = forwarding.allowAgentForwarding(yesNo(value));
                 case "disableforwarding" -> forwarding = forwarding.disableForwarding(yesNo(value));
+                case "allowstreamlocalforwarding" -> forwarding = forwarding.allowStreamLocalForwarding(
+                        io.pqssh.mina.server.forward.ForwardingPolicy.TcpForwarding.parse(value));
+                case "streamlocalbindmask" -> forwarding = forwarding.streamLocalBindMask(value);
+                case "streamlocalbindunlink" -> forwarding = forwarding.streamLocalBindUnlink(yesNo(value));
                 case "match", "include" -> throw new ConfigException(where + ": " + kv[0]
                         + " is not supported by pqssh server yet");
                 default -> throw new ConfigException(where + ": Bad configuration option: " + kv[0]);

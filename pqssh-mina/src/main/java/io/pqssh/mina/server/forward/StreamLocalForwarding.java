@@ -1,0 +1,148 @@
+package io.pqssh.mina.server.forward;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.apache.sshd.common.AttributeRepository.AttributeKey;
+import org.apache.sshd.common.channel.Channel;
+import org.apache.sshd.common.channel.ChannelFactory;
+import org.apache.sshd.common.channel.RequestHandler;
+import org.apache.sshd.common.session.ConnectionService;
+import org.apache.sshd.common.session.Session;
+import org.apache.sshd.common.util.buffer.Buffer;
+import org.apache.sshd.server.session.ServerSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.pqssh.mina.forward.LocalForwardListener;
+import io.pqssh.mina.forward.LocalTarget;
+import io.pqssh.mina.forward.RelayChannel;
+import io.pqssh.mina.server.login.Account;
+import io.pqssh.mina.server.login.AdmittingUserAuthFactory;
+import io.pqssh.mina.server.login.KeyRestrictions;
+import io.pqssh.mina.server.login.LoginPolicy;
+import io.pqssh.mina.server.login.ProcessIdentity;
+
+/**
+ * The server side of OpenSSH's Unix-domain socket forwarding (PROTOCOL section 2.4): {@code
+ * direct-streamlocal@openssh.com} channels (the client's {@code -L …:/path}) and the {@code
+ * streamlocal-forward@openssh.com} / {@code cancel-streamlocal-forward@openssh.com} requests (the client's
+ * {@code -R /path:…}), whose connections go back as {@code forwarded-streamlocal@openssh.com} channels. As sshd:
+ * {@code AllowStreamLocalForwarding}, {@code DisableForwarding}, the key's {@code no-port-forwarding}/{@code restrict},
+ * {@code StreamLocalBindMask}, {@code StreamLocalBindUnlink}.
+ *
+ * <p>sshd connects and listens in the user's own process, so the kernel checks the user's permissions. pqssh does
+ * it in the server's JVM: it serves a login only when the JVM runs as that user (a non-root server, or root logging
+ * in as root). A root server refuses it for other users rather than touching sockets with root's rights.
+ */
+public final class StreamLocalForwarding {
+    private static final Logger LOG = LoggerFactory.getLogger(StreamLocalForwarding.class);
+    private static final AttributeKey<Map<String, LocalForwardListener>> LISTENERS = new AttributeKey<>();
+    static final String FORWARD = "streamlocal-forward@openssh.com";
+    static final String CANCEL = "cancel-streamlocal-forward@openssh.com";
+
+    private final ForwardingPolicy policy;
+
+    public StreamLocalForwarding(ForwardingPolicy policy) {
+        this.policy = Objects.requireNonNull(policy);
+    }
+
+    /** The {@code direct-streamlocal@openssh.com} channel factory. */
+    public ChannelFactory channelFactory() {
+        return new ChannelFactory() {
+            @Override
+            public String getName() {
+                return "direct-streamlocal@openssh.com";
+            }
+
+            @Override
+            public Channel createChannel(Session session) {
+                return new RelayChannel(b -> {
+                    String path = b.getString();
+                    b.getString(); // reserved
+                    b.getUInt(); // reserved
+                    String refusal = refusal(session, policy.localStreamLocalAllowed(), "connection to " + path);
+                    if (refusal != null) {
+                        LOG.info("{}: refused: {}", session.getRemoteAddress(), refusal);
+                        return null;
+                    }
+                    return RelayChannel.Route.to(LocalTarget.unix(Path.of(path)));
+                });
+            }
+        };
+    }
+
+    /** The global request handler for {@code streamlocal-forward} and its cancel. */
+    public RequestHandler<ConnectionService> requestHandler() {
+        return (service, request, wantReply, buffer) -> {
+            if (!FORWARD.equals(request) && !CANCEL.equals(request)) {
+                return RequestHandler.Result.Unsupported;
+            }
+            Session session = service.getSession();
+            String path = buffer.getString();
+            Map<String, LocalForwardListener> listeners = session.computeAttributeIfAbsent(LISTENERS,
+                    k -> new ConcurrentHashMap<>());
+            if (CANCEL.equals(request)) {
+                LocalForwardListener l = listeners.remove(path);
+                if (l == null) {
+                    return RequestHandler.Result.ReplyFailure;
+                }
+                l.close();
+                return RequestHandler.Result.ReplySuccess;
+            }
+            String refusal = refusal(session, policy.remoteStreamLocalAllowed(), "listener on " + path);
+            if (refusal != null) {
+                LOG.info("{}: refused: {}", session.getRemoteAddress(), refusal);
+                return RequestHandler.Result.ReplyFailure;
+            }
+            if (listeners.containsKey(path)) {
+                LOG.info("{}: refused: {} is already forwarded", session.getRemoteAddress(), path);
+                return RequestHandler.Result.ReplyFailure;
+            }
+            try {
+                LocalForwardListener l = LocalForwardListener.unix(session, Path.of(path),
+                        policy.streamLocalBindMask(), policy.streamLocalBindUnlink(),
+                        LocalForwardListener.Opening.forwardedStreamLocal(path),
+                        m -> LOG.debug("{}: {}", session.getRemoteAddress(), m));
+                listeners.put(path, l);
+                return RequestHandler.Result.ReplySuccess;
+            } catch (IOException | RuntimeException e) {
+                LOG.info("{}: streamlocal-forward {} failed: {}", session.getRemoteAddress(), path, e.getMessage());
+                return RequestHandler.Result.ReplyFailure;
+            }
+        };
+    }
+
+    /** Why {@code what} is refused for this session, or null when it is allowed. */
+    static String refusal(Session session, boolean allowedByKeyword, String what) {
+        if (!allowedByKeyword) {
+            return what + " disabled by AllowStreamLocalForwarding/DisableForwarding";
+        }
+        if (!(session instanceof ServerSession)) {
+            return what + ": not a server session";
+        }
+        ServerSession s = (ServerSession) session;
+        if (!KeyRestrictions.of(s).portForwardingAllowed()) {
+            return what + " disabled by the key's options";
+        }
+        return otherUser(AdmittingUserAuthFactory.policy(s), AdmittingUserAuthFactory.account(s),
+                ProcessIdentity.current().uid(), what);
+    }
+
+    /**
+     * Non-null when the session's account is not the JVM's own user: this process would create or connect to the
+     * socket with its own (root's) rights instead of the user's.
+     */
+    static String otherUser(LoginPolicy policy, Optional<Account> account, long processUid, String what) {
+        if (policy == null || !policy.switchesUsers() || account.isEmpty() || account.get().uid() == processUid) {
+            return null;
+        }
+        return what + " for " + account.get().name() + ": Unix-domain socket forwarding is served only when pqssh"
+                + " server runs as the logged-in user (this server runs as uid " + processUid + "; sshd does it in"
+                + " the user's own process, pqssh does not yet)";
+    }
+}
