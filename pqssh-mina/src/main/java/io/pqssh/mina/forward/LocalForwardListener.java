@@ -54,6 +54,24 @@ public final class LocalForwardListener implements Closeable {
             });
         }
 
+        /** {@code forwarded-tcpip} for a connection to the peer-requested listener {@code address:port}. */
+        public static Opening forwardedTcpip(String address, int port) {
+            return new Opening("forwarded-tcpip", b -> {
+                b.putString(address);
+                b.putUInt(port);
+                b.putString("127.0.0.1"); // originator
+                b.putUInt(0);
+            });
+        }
+
+        String type() {
+            return type;
+        }
+
+        void write(Buffer b) {
+            data.accept(b);
+        }
+
         /** {@code forwarded-streamlocal@openssh.com} for a connection to the server's socket {@code path}. */
         public static Opening forwardedStreamLocal(String path) {
             return new Opening("forwarded-streamlocal@openssh.com", b -> {

@@ -154,7 +154,11 @@ public final class RelayChannel extends AbstractServerChannel {
             }
         }
         if (step != null) {
-            socksStep(step);
+            try {
+                socksStep(step);
+            } catch (IOException e) {
+                close(false); // the channel is going away: this connection ends, the session goes on
+            }
             return;
         }
         try {
