@@ -20,7 +20,7 @@ import io.pqssh.core.sig.SshSigningKey;
  * The workload the launcher records into the JVM's AOT cache ({@code -XX:AOTCacheOutput}, JEP 483/514/515): a
  * real {@code pqssh server} on loopback and real {@code pqssh ssh ... true} logins against it (Ed25519 publickey and
  * ML-KEM publickey-kem, over mlkem768x25519), plus {@code keygen -l}. Everything happens in a temporary directory
- * that is removed afterwards; nothing outside it is read or written (known_hosts is /dev/null).
+ * that is removed afterwards; nothing outside it is read or written (its own known_hosts and ssh_config).
  */
 public final class StartupTraining {
     private StartupTraining() {
@@ -61,11 +61,19 @@ public final class StartupTraining {
             }
             String port = Files.readString(portFile).strip();
             String me = System.getProperty("user.name");
-            for (int i = 0; i < 2; i++) {
-                failures += run("ssh", "-p", port, "-i", user.toString(), "-o", "StrictHostKeyChecking=no",
-                        "-o", "UserKnownHostsFile=/dev/null", me + "@127.0.0.1", "true") == 0 ? 0 : 1;
-                failures += run("ssh", "-p", port, "-i", kem.toString(), "-o", "StrictHostKeyChecking=no",
-                        "-o", "UserKnownHostsFile=/dev/null", me + "@127.0.0.1", "true") == 0 ? 0 : 1;
+            // the first login learns the host key (accept-new) and the server's KEXINIT (the KEX guess cache beside
+            // known_hosts); the later ones take the everyday path: a known host and a first_kex_packet_follows guess
+            String knownHosts = dir.resolve("known_hosts").toString();
+            // an everyday ssh_config (the user's own and /etc/ssh/ssh_config are not read: -F)
+            Path config = dir.resolve("config");
+            Files.writeString(config, "Host training-*\n    User nobody\n    Port 2222\n\nHost *\n"
+                    + "    ServerAliveInterval 60\n    SendEnv LANG LC_*\n    HashKnownHosts no\n");
+            for (int i = 0; i < 3; i++) {
+                for (Path id : List.of(user, kem)) {
+                    failures += run("ssh", "-p", port, "-i", id.toString(), "-o", "StrictHostKeyChecking=accept-new",
+                            "-o", "UserKnownHostsFile=" + knownHosts, "-F", config.toString(), me + "@127.0.0.1",
+                            "true") == 0 ? 0 : 1;
+                }
             }
             run("keygen", "-l", "-f", user.toString());
         } catch (Exception e) {
