@@ -95,8 +95,11 @@ public final class SshCommand implements Callable<Integer> {
     boolean noForwardAgent; // -a
     boolean help; // --help (pqssh's; ssh has none)
 
-    /** {@code pqssh ssh ARGS} as a process: also sets up logging, which must happen before the first logger. */
-    static int main(List<String> args) {
+    /**
+     * {@code pqssh ssh ARGS} as a process (and as the start-up cache's training runs it): also sets up logging, which
+     * must happen before the first logger, and the warm-up thread.
+     */
+    public static int main(List<String> args) {
         SshCommand c = parseOrExplain(args);
         if (c == null) {
             return 255;
@@ -151,7 +154,7 @@ public final class SshCommand implements Callable<Integer> {
      * {@code -vvv}. Without it every logger is off, and SLF4J's no-op binding spares the simple logger's set-up (its
      * date format alone loads the locale data, ~30 ms of a login); verbosity WARN keeps SLF4J from announcing it.
      */
-    private static void libraryLogging(boolean debug) {
+    public static void libraryLogging(boolean debug) {
         if (!debug) {
             System.setProperty("slf4j.provider", "org.slf4j.helpers.NOP_FallbackServiceProvider");
             System.setProperty("slf4j.internal.verbosity", "WARN");
