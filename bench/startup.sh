@@ -49,6 +49,7 @@ if [ "$(id -u)" = 0 ]; then
     fresh)
       made_user="pqbench$$"
       useradd -m -s /bin/bash "$made_user"
+      usermod -p '*' "$made_user"  # no password, but not locked ("!"): sshd and pqssh refuse locked accounts
       me="$made_user" ;;
     root) ;;
     *) id "$login_as" >/dev/null || { echo "no such user: $login_as" >&2; exit 2; }; me="$login_as" ;;

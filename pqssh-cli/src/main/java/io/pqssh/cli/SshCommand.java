@@ -13,6 +13,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
+import java.io.IOException;
+import java.net.InetSocketAddress;
+
 import org.apache.sshd.client.session.ClientSession;
 
 import io.pqssh.cli.config.ClientConfig;
@@ -34,6 +37,7 @@ import io.pqssh.core.kem.KemAlgorithm;
 import io.pqssh.core.kem.KemPrivateKey;
 import io.pqssh.mina.auth.KemClientIdentity;
 import io.pqssh.mina.client.PqsshClient;
+import io.pqssh.mina.transport.EarlyConnection;
 import picocli.CommandLine.Command;
 
 /**
@@ -57,6 +61,9 @@ public final class SshCommand implements Callable<Integer> {
     }
 
     SessionUser sessionUser;
+
+    /** The TCP connection started before MINA's client was ready; closed at the end if MINA did not take it. */
+    private EarlyConnection early;
 
     /** Set when this destination is reached through ProxyJump: the authenticated session to the last hop. */
     private ClientSession lastHop;
@@ -228,6 +235,10 @@ public final class SshCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             err.println("pqssh: " + e.getMessage());
             return 255;
+        } finally {
+            if (early != null) {
+                early.close();
+            }
         }
     }
 
@@ -346,6 +357,24 @@ public final class SshCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * Starts the TCP connection now, while the providers, key files and MINA's client are set up, instead of after
+     * them (docs/startup.md); MINA's connect takes it over. Nothing is sent on it before then. Null when the name
+     * does not resolve (MINA then reports that as usual).
+     */
+    private static EarlyConnection startEarly(String host, int port, ClientLog log) {
+        try {
+            InetSocketAddress a = new InetSocketAddress(host, port);
+            if (a.isUnresolved()) {
+                return null;
+            }
+            log.debug2("connection to " + a + " started early");
+            return EarlyConnection.start(a);
+        } catch (IOException | IllegalArgumentException | SecurityException e) {
+            return null;
+        }
+    }
+
     private int run(ClientConfig config, ClientLog log) throws ConfigException {
         log.debug1(Queries.version());
         String host = config.hostName();
@@ -363,7 +392,11 @@ public final class SshCommand implements Callable<Integer> {
                     });
         }
 
+        if (lastHop == null && early == null && !"false".equals(System.getProperty("pqssh.ssh.earlyConnect"))) {
+            early = startEarly(host, p, log);
+        }
         PqsshClient.Builder b = PqsshClient.builder()
+                .earlyConnection(lastHop == null ? early : null)
                 .serverKeyVerifier(HostKeyCheck.verifier(config.strictHostKeyChecking(), config.userKnownHostsFile(),
                         config.flag("HashKnownHosts", false),
                         host, p, config.batchMode(), log, prompter))

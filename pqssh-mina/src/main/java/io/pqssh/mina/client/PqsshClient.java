@@ -165,6 +165,7 @@ public final class PqsshClient implements AutoCloseable {
         private boolean pubkeySignDirectly = Boolean.getBoolean("pqssh.client.pubkeySignDirectly");
         private boolean earlyChannelOpen = Boolean.getBoolean("pqssh.client.earlyChannelOpen");
         private boolean guessKex = !"false".equalsIgnoreCase(System.getProperty("pqssh.client.guessKex", "true"));
+        private io.pqssh.mina.transport.EarlyConnection earlyConnection;
         private boolean coalesceWrites = io.pqssh.mina.transport.CoalescingIoServiceFactoryFactory.enabledByDefault();
         private io.pqssh.mina.kex.ServerProposalCache kexGuessCache = io.pqssh.mina.kex.ServerProposalCache.inMemory();
         private final List<Consumer<SshClient>> customizers = new ArrayList<>();
@@ -301,6 +302,15 @@ public final class PqsshClient implements AutoCloseable {
             return this;
         }
 
+        /**
+         * A connection already under way to the server this client will log in to ({@link EarlyConnection}): its
+         * first connect to that address uses it. Not with {@link #through}.
+         */
+        public Builder earlyConnection(io.pqssh.mina.transport.EarlyConnection connection) {
+            this.earlyConnection = connection;
+            return this;
+        }
+
         /** Bounds the authentication (default: {@link #timeout}); longer when a person types a password. */
         public Builder authTimeout(Duration d) {
             this.authTimeout = d;
@@ -360,6 +370,9 @@ public final class PqsshClient implements AutoCloseable {
             org.apache.sshd.common.io.IoServiceFactoryFactory transport =
                     io.pqssh.mina.transport.CoalescingIoServiceFactoryFactory.of(coalesceWrites, null);
             // through a jump host the SSH connection itself is not coalesced: it is a channel, not a TCP stream
+            if (earlyConnection != null && jumpHost == null) {
+                client.setAttribute(io.pqssh.mina.transport.EarlyConnection.KEY, earlyConnection);
+            }
             client.setIoServiceFactoryFactory(jumpHost == null ? transport
                     : new io.pqssh.mina.client.jump.DirectTcpipTransport(jumpHost, transport));
             // forwarded-tcpip channels (-R) are accepted only for listeners this client asked for: MINA's forwarder

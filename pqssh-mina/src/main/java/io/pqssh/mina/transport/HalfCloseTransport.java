@@ -3,16 +3,19 @@ package io.pqssh.mina.transport;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousChannelGroup;
 import java.nio.channels.AsynchronousSocketChannel;
 
 import org.apache.sshd.common.FactoryManager;
 import org.apache.sshd.common.PropertyResolver;
 import org.apache.sshd.common.forward.TcpipClientChannel;
+import org.apache.sshd.common.io.IoConnector;
 import org.apache.sshd.common.io.IoHandler;
 import org.apache.sshd.common.io.IoOutputStream;
 import org.apache.sshd.common.io.IoServiceFactory;
 import org.apache.sshd.common.io.IoServiceFactoryFactory;
 import org.apache.sshd.common.io.nio2.Nio2CompletionHandler;
+import org.apache.sshd.common.io.nio2.Nio2Connector;
 import org.apache.sshd.common.io.nio2.Nio2Service;
 import org.apache.sshd.common.io.nio2.Nio2ServiceFactory;
 import org.apache.sshd.common.io.nio2.Nio2ServiceFactoryFactory;
@@ -58,14 +61,65 @@ public final class HalfCloseTransport extends Nio2ServiceFactoryFactory {
     }
 
     private static final class Factory extends Nio2ServiceFactory {
+        private final CloseableExecutorService resume;
+
         Factory(FactoryManager manager, CloseableExecutorService executors, CloseableExecutorService resume) {
             super(manager, executors, resume);
+            this.resume = resume;
+        }
+
+        /** MINA's connector, or one that takes the client's {@link EarlyConnection} when it has one. */
+        @Override
+        public IoConnector createConnector(IoHandler handler) {
+            EarlyConnection early = getFactoryManager().getAttribute(EarlyConnection.KEY);
+            if (early == null) {
+                return super.createConnector(handler);
+            }
+            // MINA's group is private to its factory: this connector's sockets, the early one and any other (another
+            // address, a second attempt), are in the early connection's group, shut down when the connector closes
+            AsynchronousChannelGroup group = early.group();
+            CloseableExecutorService executor = org.apache.sshd.common.util.threads.ThreadUtils.newCachedThreadPoolIf(
+                    resume, "pqssh-connector-resume");
+            return autowireCreatedService(new EarlyConnector(this, getFactoryManager(), handler, group, executor,
+                    early, resume == null));
         }
 
         @Override
         public Nio2Session createSession(Nio2Service service, IoHandler handler, AsynchronousSocketChannel socket,
                 SocketAddress acceptanceAddress) throws Throwable {
             return new Session(service, getFactoryManager(), handler, socket, acceptanceAddress);
+        }
+    }
+
+    private static final class EarlyConnector extends Nio2Connector {
+        private final EarlyConnection early;
+        private final CloseableExecutorService executor;
+        private final boolean ownExecutor;
+
+        EarlyConnector(Nio2ServiceFactory factory, PropertyResolver resolver, IoHandler handler,
+                AsynchronousChannelGroup group, CloseableExecutorService executor, EarlyConnection early,
+                boolean ownExecutor) {
+            super(factory, resolver, handler, group, executor);
+            this.executor = executor;
+            this.early = early;
+            this.ownExecutor = ownExecutor;
+        }
+
+        @Override
+        protected org.apache.sshd.common.Closeable getInnerCloseable() {
+            return builder().close(super.getInnerCloseable()).run(toString(), () -> {
+                early.shutdown();
+                if (ownExecutor) {
+                    executor.shutdownNow();
+                }
+            }).build();
+        }
+
+        @Override
+        protected AsynchronousSocketChannel openAsynchronousSocketChannel(SocketAddress address,
+                AsynchronousChannelGroup group) throws IOException {
+            AsynchronousSocketChannel s = early.claim(address);
+            return s != null ? s : super.openAsynchronousSocketChannel(address, group);
         }
     }
 
