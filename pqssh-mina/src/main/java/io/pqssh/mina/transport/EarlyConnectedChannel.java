@@ -60,7 +60,10 @@ final class EarlyConnectedChannel extends AsynchronousSocketChannel {
 
     @Override
     public <T> AsynchronousSocketChannel setOption(SocketOption<T> name, T value) throws IOException {
-        socket.setOption(name, value);
+        // a refused early connection is already closed when MINA sets its options; its connect future reports it
+        if (socket.isOpen()) {
+            socket.setOption(name, value);
+        }
         return this;
     }
 
