@@ -581,22 +581,37 @@ public final class SshCommand implements Callable<Integer> {
                 if (forkAfterAuth) {
                     Background.detach();
                 }
-                if (stdioForward != null) {
-                    return io.pqssh.cli.forward.StdioForward.parse(stdioForward).run(session, System.in,
-                            unclosable(out), log, Duration.ofSeconds(
-                                    config.connectTimeoutSeconds() > 0 ? config.connectTimeoutSeconds() : 30));
+                int rc = 255;
+                Exception failure = null;
+                try {
+                    if (stdioForward != null) {
+                        rc = io.pqssh.cli.forward.StdioForward.parse(stdioForward).run(session, System.in,
+                                unclosable(out), log, Duration.ofSeconds(
+                                        config.connectTimeoutSeconds() > 0 ? config.connectTimeoutSeconds() : 30));
+                    } else if (sessionType.equals("none")) {
+                        session.waitFor(java.util.EnumSet.of(ClientSession.ClientSessionEvent.CLOSED), 0L);
+                        rc = 0;
+                    } else if (sessionUser != null) {
+                        rc = sessionUser.use(session);
+                    } else {
+                        SessionRunner runner = new SessionRunner(session, log, System.in, out, err,
+                                io.pqssh.cli.ssh.Terminals.stdinIsTerminal());
+                        rc = runner.run(cmd, sessionType.equals("subsystem"), tty(config),
+                                config.flag("StdinNull", false), config.escapeChar(), environment(config));
+                    }
+                } catch (ConfigException e) {
+                    throw e;
+                } catch (Exception e) {
+                    failure = e;
                 }
-                if (sessionType.equals("none")) {
-                    session.waitFor(java.util.EnumSet.of(org.apache.sshd.client.session.ClientSession.ClientSessionEvent.CLOSED), 0L);
-                    return 0;
+                if (ClientSetup.serverNotResponding(session)) {
+                    // ServerAliveCountMax keepalives unanswered: ssh's words and status (clientloop.c)
+                    log.error("Timeout, server " + host + " not responding.");
+                    return 255;
                 }
-                if (sessionUser != null) {
-                    return sessionUser.use(session);
+                if (failure != null) {
+                    throw failure;
                 }
-                SessionRunner runner = new SessionRunner(session, log, System.in, out, err,
-                        io.pqssh.cli.ssh.Terminals.stdinIsTerminal());
-                int rc = runner.run(cmd, sessionType.equals("subsystem"), tty(config),
-                        config.flag("StdinNull", false), config.escapeChar(), environment(config));
                 return rc;
             }
         } catch (ConfigException e) {

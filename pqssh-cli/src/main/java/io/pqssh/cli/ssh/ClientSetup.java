@@ -43,6 +43,17 @@ public final class ClientSetup {
     /** The method that logged in, for "Authenticated to ... using". */
     public static final AttributeKey<String> AUTH_METHOD = new AttributeKey<>();
 
+    /** Set when the session ended because ServerAliveCountMax keepalives went unanswered. */
+    public static final AttributeKey<Boolean> SERVER_NOT_RESPONDING = new AttributeKey<>();
+
+    /** MINA 2.20's text for the keepalive limit (ClientConnectionService), the only sign it gives of it. */
+    private static final String MINA_HEARTBEAT_LIMIT = "heartbeat requests without reply";
+
+    /** True when {@code session} was closed because the server stopped answering keepalives. */
+    public static boolean serverNotResponding(ClientSession session) {
+        return Boolean.TRUE.equals(session.getAttribute(SERVER_NOT_RESPONDING));
+    }
+
     private ClientSetup() {
     }
 
@@ -412,6 +423,14 @@ public final class ClientSetup {
             } else if (event == Event.Authenticated) {
                 log.debug2("authenticated");
             }
+        }
+
+        @Override
+        public void sessionException(Session session, Throwable t) {
+            if (t != null && t.getMessage() != null && t.getMessage().contains(MINA_HEARTBEAT_LIMIT)) {
+                session.setAttribute(SERVER_NOT_RESPONDING, Boolean.TRUE);
+            }
+            log.debug1("session error: " + (t == null ? "?" : t.getMessage()));
         }
 
         @Override

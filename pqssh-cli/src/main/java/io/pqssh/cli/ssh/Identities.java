@@ -127,7 +127,7 @@ public final class Identities {
                 if (envPassphrase != null) {
                     throw e;
                 }
-                log.error("Bad passphrase, try again for " + f + ".");
+                log.debug2("bad passphrase given, try again...");
             } finally {
                 Arrays.fill(pass, '\0');
             }
@@ -159,7 +159,7 @@ public final class Identities {
                     throw e;
                 }
                 last = e;
-                log.error("Bad passphrase, try again for " + f + ".");
+                log.debug2("bad passphrase given, try again...");
             } finally {
                 if (pass != null) {
                     Arrays.fill(pass, '\0');
