@@ -376,7 +376,10 @@ public final class SshCommand implements Callable<Integer> {
     }
 
     private int run(ClientConfig config, ClientLog log) throws ConfigException {
-        log.debug1(Queries.version());
+        if (log.debugEnabled(1)) {
+            // the versions come from the jars' manifests: Bouncy Castle's lists a digest per class (~0.1 s to read)
+            log.debug1(Queries.version());
+        }
         String host = config.hostName();
         int p = config.port();
         String user = config.user();

@@ -9,14 +9,17 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.jar.Attributes;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
 import java.util.zip.ZipEntry;
 
 /**
  * Copies the launcher's class path into one directory, writing signed jars (Bouncy Castle's) without their
- * signature files. The JVM's AOT cache (JEP 483) skips every class of a signed jar, and verifying the signatures
+ * signature files and the manifest's per-class digests. The JVM's AOT cache (JEP 483) skips every class of a signed jar, and verifying the signatures
  * costs each start-up ~100 classes of {@code sun.security.pkcs}/{@code x509}; an OpenJDK-based JVM does not require
  * a signed JCE provider, and pqssh uses Bouncy Castle mostly through its lightweight API anyway.
  */
@@ -54,6 +57,28 @@ public final class UnsignedJars {
                 || n.startsWith("META-INF/SIG-");
     }
 
+    /**
+     * The manifest without the per-entry digests that only the signature needed: Bouncy Castle's lists one for each
+     * of its classes (855 KB), and the class loader parses the whole manifest when it first defines a class from the
+     * jar that the AOT cache does not hold. Main attributes and any other per-entry attribute stay.
+     */
+    static Manifest withoutDigests(Manifest m) {
+        Manifest out = new Manifest();
+        out.getMainAttributes().putAll(m.getMainAttributes());
+        for (Map.Entry<String, Attributes> e : m.getEntries().entrySet()) {
+            Attributes kept = new Attributes();
+            e.getValue().forEach((k, v) -> {
+                if (!k.toString().toUpperCase(Locale.ROOT).endsWith("-DIGEST")) {
+                    kept.put(k, v);
+                }
+            });
+            if (!kept.isEmpty()) {
+                out.getEntries().put(e.getKey(), kept);
+            }
+        }
+        return out;
+    }
+
     private static void stripSignatures(Path jar, Path target) throws IOException {
         Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
         try (JarFile in = new JarFile(jar.toFile(), false);
@@ -66,8 +91,12 @@ public final class UnsignedJars {
                 ZipEntry copy = new ZipEntry(e.getName());
                 copy.setTime(e.getTime());
                 out.putNextEntry(copy);
-                try (InputStream is = in.getInputStream(e)) {
-                    is.transferTo(out);
+                if (e.getName().equalsIgnoreCase(JarFile.MANIFEST_NAME)) {
+                    withoutDigests(in.getManifest()).write(out);
+                } else {
+                    try (InputStream is = in.getInputStream(e)) {
+                        is.transferTo(out);
+                    }
                 }
                 out.closeEntry();
             }

@@ -48,6 +48,13 @@ class StartupTest {
             assertTrue(a.stream().anyMatch(e -> UnsignedJars.isSignatureFile(e.getName())));
         }
         assertEquals(original, copied, "only the signature files may go");
+        try (JarFile a = new JarFile(bc.toFile()); JarFile b = new JarFile(copies.get(0).toFile())) {
+            assertTrue(a.getManifest().getEntries().size() > 1000, "Bouncy Castle's manifest lists its classes");
+            assertEquals(a.getManifest().getMainAttributes(), b.getManifest().getMainAttributes());
+            assertTrue(b.getManifest().getEntries().values().stream().flatMap(x -> x.keySet().stream())
+                    .noneMatch(k -> k.toString().endsWith("-Digest")), "no per-entry digest is left");
+            assertTrue(Files.size(copies.get(0)) < Files.size(bc), "the copy is smaller");
+        }
         try (URLClassLoader l = new URLClassLoader(new java.net.URL[] {copies.get(0).toUri().toURL()}, null)) {
             Class<?> c = Class.forName("org.bouncycastle.crypto.digests.SHA3Digest", true, l);
             Object d = c.getConstructor(int.class).newInstance(256);
