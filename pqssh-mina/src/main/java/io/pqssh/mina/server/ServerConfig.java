@@ -55,6 +55,8 @@ public final class ServerConfig {
 
     /** {@code AcceptEnv}: patterns of the client's {@code env} variable names a session gets (sshd: none by default). */
     public final List<String> acceptEnv = new ArrayList<>();
+    /** AllowUsers, DenyUsers, AllowGroups, DenyGroups. */
+    public io.pqssh.mina.server.login.AccessLists access = io.pqssh.mina.server.login.AccessLists.NONE;
 
     private final Set<String> seen = new java.util.HashSet<>();
 
@@ -82,7 +84,9 @@ public final class ServerConfig {
         if (value.chars().anyMatch(ch -> ch < 0x20 && ch != '\t' || ch == 0x7f)) {
             throw new ConfigException(where + ": control character in the value of " + kv[0]);
         }
-        boolean first = seen.add(key) || key.equals("hostkey") || key.equals("acceptenv");
+        // sshd: HostKey, AcceptEnv and the four access lists add up over every line; any other keyword's first value wins
+        boolean first = seen.add(key) || key.equals("hostkey") || key.equals("acceptenv") || key.equals("allowusers")
+                || key.equals("denyusers") || key.equals("allowgroups") || key.equals("denygroups");
         if (!first) {
             return; // sshd: the first obtained value is used
         }
@@ -127,6 +131,10 @@ public final class ServerConfig {
                         sftpServer = sub[1].strip();
                     }
                 }
+                case "allowusers" -> access = access.allowUsers(value);
+                case "denyusers" -> access = access.denyUsers(value);
+                case "allowgroups" -> access = access.allowGroups(value);
+                case "denygroups" -> access = access.denyGroups(value);
                 case "allowtcpforwarding" -> forwarding = forwarding.allowTcpForwarding(
                         io.pqssh.mina.server.forward.ForwardingPolicy.TcpForwarding.parse(value));
                 case "permitopen" -> forwarding = forwarding.permitOpen(value);

@@ -59,6 +59,11 @@ public final class SshdLog {
                 hostPortFrom(peer), extra(extra));
     }
 
+    /** sshd's allowed_user() refusal, already in its words ({@code User alice from 1.2.3.4 not allowed because ...}). */
+    public static void notAllowed(String line) {
+        LOG.info("{}", line);
+    }
+
     public static void invalidUser(SocketAddress peer, String user) {
         LOG.info("Invalid user {} {}", LogText.escape(user), hostPortFrom(peer));
     }

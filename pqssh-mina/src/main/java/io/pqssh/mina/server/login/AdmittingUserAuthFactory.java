@@ -11,8 +11,6 @@ import org.apache.sshd.common.util.buffer.Buffer;
 import org.apache.sshd.server.auth.UserAuth;
 import org.apache.sshd.server.auth.UserAuthFactory;
 import org.apache.sshd.server.session.ServerSession;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Puts a {@link LoginPolicy} in front of every authentication method: a request for a user name the policy refuses
@@ -21,7 +19,6 @@ import org.slf4j.LoggerFactory;
  * account is kept on the session for the session layer ({@link #account(ServerSession)}).
  */
 public final class AdmittingUserAuthFactory implements UserAuthFactory {
-    private static final Logger LOG = LoggerFactory.getLogger(AdmittingUserAuthFactory.class);
     private static final AttributeKey<Map<String, LoginPolicy.Admission>> ADMISSIONS = new AttributeKey<>();
     private static final AttributeKey<LoginPolicy> POLICY = new AttributeKey<>();
 
@@ -69,25 +66,33 @@ public final class AdmittingUserAuthFactory implements UserAuthFactory {
         return session.getAttribute(POLICY);
     }
 
+    /** Whether the login policy has refused {@code user} on this connection (false when it was not asked). */
+    public static boolean refused(ServerSession session, String user) {
+        Map<String, LoginPolicy.Admission> m = session.getAttribute(ADMISSIONS);
+        LoginPolicy.Admission a = m == null || user == null ? null : m.get(user);
+        return a != null && !a.allowed();
+    }
+
     static LoginPolicy.Admission admission(ServerSession session, LoginPolicy policy, String user) {
         session.setAttribute(POLICY, policy);
         Map<String, LoginPolicy.Admission> m = session.computeAttributeIfAbsent(ADMISSIONS,
                 k -> new ConcurrentHashMap<>());
         return m.computeIfAbsent(user, u -> {
-            LoginPolicy.Admission a = policy.admit(u);
+            LoginPolicy.Admission a = policy.admit(u, address(session));
             if (!a.allowed() && !a.unknownUser()) {
                 // "Invalid user" is the authentication log's (SshdLog, with the builder's validUser)
-                LOG.info("{} from {}", a.refusal(), peer(session));
+                io.pqssh.mina.server.log.SshdLog.notAllowed(a.refusal());
             }
             return a;
         });
     }
 
-    private static String peer(ServerSession session) {
+    /** The client's address as sshd's {@code ssh_remote_ipaddr} (UseDNS no: the address is the host name). */
+    private static String address(ServerSession session) {
         if (session.getClientAddress() instanceof InetSocketAddress inet && inet.getAddress() != null) {
-            return inet.getAddress().getHostAddress() + " port " + inet.getPort();
+            return inet.getAddress().getHostAddress();
         }
-        return String.valueOf(session.getClientAddress());
+        return null;
     }
 
     /** One request's method, run only for an admitted user name. */

@@ -24,11 +24,22 @@ public final class LoginPolicy {
     private final AccountSource accounts;
     private final String onlyUser;
     private final Clock clock;
+    private final AccessLists access;
 
     private LoginPolicy(AccountSource accounts, String onlyUser, Clock clock) {
+        this(accounts, onlyUser, clock, AccessLists.NONE);
+    }
+
+    private LoginPolicy(AccountSource accounts, String onlyUser, Clock clock, AccessLists access) {
         this.accounts = Objects.requireNonNull(accounts, "accounts");
         this.onlyUser = onlyUser;
         this.clock = clock;
+        this.access = Objects.requireNonNull(access, "access");
+    }
+
+    /** The same policy with sshd's AllowUsers/DenyUsers/AllowGroups/DenyGroups lists. */
+    public LoginPolicy withAccessLists(AccessLists lists) {
+        return new LoginPolicy(accounts, onlyUser, clock, lists);
     }
 
     /** For a server running as root: any admissible account, sessions switch to it. */
@@ -49,7 +60,7 @@ public final class LoginPolicy {
     }
 
     LoginPolicy withClock(Clock c) {
-        return new LoginPolicy(accounts, onlyUser, c);
+        return new LoginPolicy(accounts, onlyUser, c, access);
     }
 
     /** Whether sessions switch to the login's account (the server runs as root). */
@@ -67,13 +78,22 @@ public final class LoginPolicy {
         return name != null && name.length() <= 256 && name.matches("[A-Za-z0-9._][A-Za-z0-9._-]*\\$?");
     }
 
-    /** Decides whether {@code user} may log in; the refusal text is sshd's log wording. */
+    /** {@link #admit(String, String)} without a client address (a {@code user@host} entry then never matches). */
     public Admission admit(String user) {
+        return admit(user, null);
+    }
+
+    /**
+     * Decides whether {@code user} connecting from {@code address} (an address literal, or null) may log in; the
+     * refusal text is sshd's log line ({@code User NAME from ADDRESS not allowed because ...}).
+     */
+    public Admission admit(String user, String address) {
+        String who = "User " + user + (address == null ? "" : " from " + address);
         if (!isPlausibleName(user)) {
             return Admission.unknown("Invalid user " + LogText.escape(user));
         }
         if (onlyUser != null && !onlyUser.equals(user)) {
-            return Admission.refused("User " + user + " not allowed because the server runs as " + onlyUser
+            return Admission.refused(who + " not allowed because the server runs as " + onlyUser
                     + ", not root");
         }
         Optional<Account> found = accounts.byName(user);
@@ -86,7 +106,7 @@ public final class LoginPolicy {
             String[] f = shadow.get().split(":", -1);
             String pw = f.length > 1 ? f[1] : "";
             if (pw.startsWith("!") || pw.equals("*LK*")) {
-                return Admission.refused("User " + user + " not allowed because account is locked");
+                return Admission.refused(who + " not allowed because account is locked");
             }
             if (f.length > 7 && !f[7].isEmpty()) {
                 try {
@@ -102,16 +122,20 @@ public final class LoginPolicy {
         }
         Path shell = Path.of(a.shell());
         if (!Files.exists(shell)) {
-            return Admission.refused("User " + user + " not allowed because shell " + a.shell() + " does not exist");
+            return Admission.refused(who + " not allowed because shell " + a.shell() + " does not exist");
         }
         if (!executable(shell)) {
-            return Admission.refused("User " + user + " not allowed because shell " + a.shell()
+            return Admission.refused(who + " not allowed because shell " + a.shell()
                     + " is not executable");
         }
         String base = shell.getFileName() == null ? "" : shell.getFileName().toString();
         if (base.equals("nologin") || base.equals("false")) {
-            return Admission.refused("User " + user + " not allowed because shell " + a.shell()
+            return Admission.refused(who + " not allowed because shell " + a.shell()
                     + " does not allow logins");
+        }
+        Optional<String> listed = access.refusal(user, address, () -> accounts.groupNames(a));
+        if (listed.isPresent()) {
+            return Admission.refused(who + " not allowed because " + listed.get());
         }
         return Admission.admitted(a);
     }

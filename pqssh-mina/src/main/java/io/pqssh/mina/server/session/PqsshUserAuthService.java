@@ -124,8 +124,11 @@ public class PqsshUserAuthService extends ServerUserAuthService {
         if (requests > 1 || !NONE.equals(m)) {
             failures++;
         }
+        if (validUser && session instanceof PqsshServerSession p && !valid(session)) {
+            p.authenticatingUser(user, false); // "Connection closed by invalid user ..." from now on, as sshd
+        }
         if (!NONE.equals(m)) {
-            SshdLog.failed(session.getClientAddress(), m, user, validUser, AuthAttempt.keys(session));
+            SshdLog.failed(session.getClientAddress(), m, user, valid(session), AuthAttempt.keys(session));
         }
         if (failures >= settings.maxAuthTries()) {
             tooMany(session);
@@ -134,8 +137,13 @@ public class PqsshUserAuthService extends ServerUserAuthService {
         reply(session, false);
     }
 
+    /** As sshd's authctxt->valid: an account the login policy refused (DenyUsers, locked, ...) is an invalid user. */
+    private boolean valid(ServerSession session) {
+        return validUser && !io.pqssh.mina.server.login.AdmittingUserAuthFactory.refused(session, user);
+    }
+
     private void tooMany(ServerSession session) throws IOException {
-        SshdLog.maxAuthTriesExceeded(session.getClientAddress(), user, validUser);
+        SshdLog.maxAuthTriesExceeded(session.getClientAddress(), user, valid(session));
         // sshd sends this text with PROTOCOL_ERROR; MINA replaces the text of PROTOCOL_ERROR with a generic one, so
         // the reason is NO_MORE_AUTH_METHODS_AVAILABLE, which keeps the text
         session.disconnect(SshConstants.SSH2_DISCONNECT_NO_MORE_AUTH_METHODS_AVAILABLE,

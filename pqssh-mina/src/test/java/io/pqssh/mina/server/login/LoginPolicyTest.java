@@ -35,6 +35,11 @@ class LoginPolicyTest {
         public Optional<String> shadowEntry(String name) {
             return Optional.ofNullable(shadow.get(name));
         }
+
+        @Override
+        public java.util.List<String> groupNames(Account a) {
+            return a.name().equals("alice") ? java.util.List.of("alice", "ssh-users") : java.util.List.of("bob");
+        }
     };
 
     private Path shell(String name, String mode) throws Exception {
@@ -122,5 +127,26 @@ class LoginPolicyTest {
         assertFalse(p.switchesUsers());
         assertTrue(p.admit("me").allowed());
         assertEquals("User other not allowed because the server runs as me, not root", refusal(p, "other"));
+    }
+
+    @Test
+    void accessListsComeAfterTheAccountChecksWithSshdsLogLine() throws Exception {
+        Path sh = shell("bash", "rwxr-xr-x");
+        user("alice", sh, "*");
+        user("bob", sh, "*");
+        user("locked", sh, "!");
+        LoginPolicy p = LoginPolicy.switchingUsers(table)
+                .withAccessLists(AccessLists.NONE.denyUsers("locked").allowGroups("ssh-users"));
+        assertTrue(p.admit("alice", "127.0.0.1").allowed());
+        assertEquals("User bob from 127.0.0.1 not allowed because none of user's groups are listed in AllowGroups",
+                p.admit("bob", "127.0.0.1").refusal());
+        assertEquals("User locked from 127.0.0.1 not allowed because account is locked",
+                p.admit("locked", "127.0.0.1").refusal(), "sshd checks the account before the lists");
+        assertEquals("Invalid user ghost", p.admit("ghost", "127.0.0.1").refusal());
+        LoginPolicy byHost = LoginPolicy.switchingUsers(table)
+                .withAccessLists(AccessLists.NONE.allowUsers("alice@10.0.0.0/8"));
+        assertTrue(byHost.admit("alice", "10.9.9.9").allowed());
+        assertEquals("User alice from 127.0.0.1 not allowed because not listed in AllowUsers",
+                byHost.admit("alice", "127.0.0.1").refusal());
     }
 }
