@@ -106,27 +106,39 @@ public final class LocalForwardListener implements Closeable {
     /**
      * Listens on a Unix-domain socket {@code path} with mode {@code 0777 & ~mask} (ssh's StreamLocalBindMask,
      * default 0177: owner only); an existing file there is an error unless {@code unlink} (StreamLocalBindUnlink).
-     * The mode is set right after bind; the directory's permissions guard the moment in between.
+     * Java cannot set the umask that ssh sets around bind(2), so the socket is bound inside a fresh owner-only
+     * directory beside {@code path}, given its mode there, and only then linked to {@code path} (link(2), which
+     * fails if {@code path} exists): nobody can reach it before its mode is final.
      */
     public static LocalForwardListener unix(Session session, Path path, int mask, boolean unlink, Opening opening,
             Consumer<String> warn) throws IOException {
         if (unlink) {
             Files.deleteIfExists(path);
         }
+        Path parent = path.toAbsolutePath().getParent();
+        Path dir;
+        try {
+            dir = Files.createTempDirectory(parent, ".pqssh-bind-", java.nio.file.attribute.PosixFilePermissions
+                    .asFileAttribute(java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+        } catch (IOException e) {
+            throw new IOException("unix_listener: cannot bind to path " + path + ": " + e.getMessage(), e);
+        }
+        Path staged = dir.resolve("s");
         ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         try {
-            s.bind(UnixDomainSocketAddress.of(path));
-        } catch (IOException e) {
-            s.close();
-            throw new IOException("unix_listener: cannot bind to path " + path + ": " + (Files.exists(path)
-                    ? "Address already in use" : e.getMessage()), e);
-        }
-        try {
-            Files.setPosixFilePermissions(path, mode(mask));
+            s.bind(UnixDomainSocketAddress.of(staged));
+            Files.setPosixFilePermissions(staged, mode(mask));
+            try {
+                Files.createLink(path, staged);
+            } catch (java.nio.file.FileAlreadyExistsException e) {
+                throw new IOException("unix_listener: cannot bind to path " + path + ": Address already in use", e);
+            }
         } catch (IOException | RuntimeException e) {
             s.close();
-            Files.deleteIfExists(path);
             throw e;
+        } finally {
+            Files.deleteIfExists(staged);
+            Files.deleteIfExists(dir);
         }
         return start(session, s, path, opening, warn);
     }
