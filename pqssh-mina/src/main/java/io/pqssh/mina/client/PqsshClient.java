@@ -303,7 +303,7 @@ public final class PqsshClient implements AutoCloseable {
         }
 
         /**
-         * A connection already under way to the server this client will log in to ({@link EarlyConnection}): its
+         * A connection already under way to the server this client will log in to ({@link io.pqssh.mina.transport.EarlyConnection}): its
          * first connect to that address uses it. Not with {@link #through}.
          */
         public Builder earlyConnection(io.pqssh.mina.transport.EarlyConnection connection) {
