@@ -50,6 +50,8 @@ public class PqsshChannelSession extends ChannelSession {
     }
 
     private volatile boolean ptyAllocated;
+    private volatile String exitSignal;
+    private volatile boolean coreDumped;
     private final List<String> acceptEnv;
     private final Map<String, String> acceptedEnv = new ConcurrentHashMap<>();
 
@@ -132,5 +134,33 @@ public class PqsshChannelSession extends ChannelSession {
             return super.handleExecParsed(request, forced.get());
         }
         return super.handleSubsystemParsed(request, subsystem);
+    }
+
+    /** The session's process died from {@code signal} (RFC 4254 name): send exit-signal instead of exit-status. */
+    void exitBySignal(String signal, boolean core) {
+        this.coreDumped = core;
+        this.exitSignal = signal;
+    }
+
+    @Override
+    protected void sendExitStatus(int v) throws java.io.IOException {
+        String signal = exitSignal;
+        if (signal == null) {
+            super.sendExitStatus(v);
+            return;
+        }
+        if (!exitStatusSent.getAndSet(true)) {
+            // RFC 4254 6.10: signal name without "SIG", core dumped, error message, language tag
+            org.apache.sshd.common.util.buffer.Buffer b = getSession().createBuffer(
+                    org.apache.sshd.common.SshConstants.SSH_MSG_CHANNEL_REQUEST, 64);
+            b.putUInt(getRecipient());
+            b.putString("exit-signal");
+            b.putBoolean(false);
+            b.putString(signal);
+            b.putBoolean(coreDumped);
+            b.putString("");
+            b.putString("");
+            writePacket(b);
+        }
     }
 }

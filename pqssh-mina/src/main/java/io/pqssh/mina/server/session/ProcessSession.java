@@ -36,6 +36,7 @@ final class ProcessSession implements Command {
     private OutputStream err;
     private ExitCallback exit;
     private volatile Process process;
+    private ChannelSession channel;
 
     /** @param command the command line, or null for the login shell */
     ProcessSession(String command) {
@@ -67,17 +68,26 @@ final class ProcessSession implements Command {
         SessionTarget target = SessionTarget.of(channel);
         Account account = target.account();
         SessionLaunch launch = target.launch(channel, env, command, Map.of());
-        ProcessBuilder pb = new ProcessBuilder(launch.argv()).directory(launch.directory().toFile());
+        this.channel = channel;
+        java.util.Optional<WaitStatus> wait = WaitStatus.create();
+        ProcessBuilder pb = new ProcessBuilder(wait.map(w -> w.wrap(launch.argv())).orElse(launch.argv()))
+                .directory(launch.directory().toFile());
         pb.environment().clear();
         pb.environment().putAll(launch.env());
-        Process p = pb.start();
+        Process p;
+        try {
+            p = pb.start();
+        } catch (IOException e) {
+            wait.ifPresent(WaitStatus::discard);
+            throw e;
+        }
         process = p;
         env.addSignalListener((ch, signal) -> forward(signal));
         long pid = p.pid();
         Thread stdout = daemon("session-out-" + pid, () -> copy(p.getInputStream(), out, BUFFER, false));
         Thread stderr = daemon("session-err-" + pid, () -> copy(p.getErrorStream(), err, BUFFER, false));
         daemon("session-in-" + pid, () -> copy(in, p.getOutputStream(), BUFFER, true));
-        daemon("session-wait-" + pid, () -> awaitExit(p, stdout, stderr));
+        daemon("session-wait-" + pid, () -> awaitExit(p, stdout, stderr, wait));
         LOG.debug("session for {} (uid {}): pid {}", account.name(), account.uid(), pid);
     }
 
@@ -86,13 +96,15 @@ final class ProcessSession implements Command {
         if (p == null || !p.isAlive() || signal == Signal.WINCH) {
             return;
         }
-        // the process is the user's shell (setpriv and bash -c exec in place), or the command it exec'd
-        if (!Termios.kill(p.pid(), signal.getNumeric())) {
-            LOG.debug("signal {} to pid {}: no such process", signal, p.pid());
+        // the user's shell (setpriv and bash -c exec in place) or the command it exec'd: the wait-status wrapper's
+        // child; the wrapper itself until it has forked (it passes the signal on)
+        long target = p.toHandle().children().findFirst().map(ProcessHandle::pid).orElse(p.pid());
+        if (!Termios.kill(target, signal.getNumeric())) {
+            LOG.debug("signal {} to pid {}: no such process", signal, target);
         }
     }
 
-    private void awaitExit(Process p, Thread stdout, Thread stderr) {
+    private void awaitExit(Process p, Thread stdout, Thread stderr, java.util.Optional<WaitStatus> wait) {
         int status;
         try {
             status = p.waitFor();
@@ -100,8 +112,15 @@ final class ProcessSession implements Command {
             stderr.join();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            wait.ifPresent(WaitStatus::discard);
             return;
         }
+        // as sshd: a command killed by a signal gets exit-signal, not exit-status
+        wait.flatMap(WaitStatus::read).ifPresent(d -> {
+            if (channel instanceof PqsshChannelSession c) {
+                c.exitBySignal(d.name(), d.coreDumped());
+            }
+        });
         exit.onExit(status);
     }
 

@@ -311,6 +311,32 @@ class SessionRequestsTest {
         }
     }
 
+    /** sshd's exit-signal: OpenSSH's ssh exits 255 for it; a real exit(137) stays exit status 137. */
+    @Test
+    void aCommandKilledByASignalGetsExitSignalNotExitStatus() throws Exception {
+        List<String> noPty = new ArrayList<>(ssh(edFree));
+        noPty.set(noPty.indexOf("-tt"), "-T");
+        List<String> killed = new ArrayList<>(noPty);
+        killed.add("kill -KILL $$");
+        Out k = exec(killed);
+        assertEquals(255, k.rc, "ssh exits 255 on exit-signal: " + k.err);
+        List<String> exited = new ArrayList<>(noPty);
+        exited.add("exit 137");
+        assertEquals(137, exec(exited).rc, "exit 137 is an exit status, not a signal");
+        for (String[] c : new String[][] {{"kill -TERM $$", "TERM", null}, {"kill -SEGV $$", "SEGV", null},
+                {"exit 143", null, "143"}, {"kill -WINCH $$; exit 3", null, "3"}}) {
+            try (PqsshClient cl = PqsshClient.builder().serverKeyVerifier(AcceptAllServerKeyVerifier.INSTANCE)
+                    .warningSink(w -> { }).kemIdentity(KemClientIdentity.of(KEM_FREE)).timeout(T).start();
+                    ClientSession s = cl.login(USER, "127.0.0.1", server.port());
+                    ChannelExec ch = s.createExecChannel(c[0])) {
+                ch.open().verify(T);
+                ch.waitFor(EnumSet.of(ClientChannelEvent.CLOSED), T);
+                assertEquals(c[1], ch.getExitSignal(), c[0]);
+                assertEquals(c[2] == null ? null : Integer.valueOf(c[2]), ch.getExitStatus(), c[0]);
+            }
+        }
+    }
+
     private static String kemTty(KemKeyPair key) throws Exception {
         return kemPty(key, "tty", ch -> { });
     }
