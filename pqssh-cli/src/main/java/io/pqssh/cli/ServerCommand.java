@@ -38,7 +38,8 @@ import picocli.CommandLine.Option;
                 "PubkeyAuthentication, PasswordAuthentication, PasswordFile, KexAlgorithms, RequirePostQuantumKex,",
                 "MaxAuthTries, LoginGraceTime, MaxPendingKEMChallenges, Subsystem sftp, AllowTcpForwarding, PermitOpen,",
                 "PermitListen, GatewayPorts, AllowAgentForwarding, DisableForwarding, AllowStreamLocalForwarding,",
-                "StreamLocalBindMask, StreamLocalBindUnlink, AllowUsers, DenyUsers, AllowGroups, DenyGroups.",
+                "StreamLocalBindMask, StreamLocalBindUnlink, AllowUsers, DenyUsers, AllowGroups, DenyGroups,",
+                "PrintMotd, MotdFile, PermitUserRC.",
                 "Without HostKey: /etc/pqssh/ssh_host_ed25519_key (root) or ~/.config/pqssh/ (others).",
                 "Detaches (as sshd) unless -D or -d; the daemon logs to syslog (facility AUTH) or to -E FILE.",
                 "SIGHUP re-reads the configuration and keys; open sessions stay."})
@@ -155,7 +156,8 @@ public final class ServerCommand implements Callable<Integer> {
                 .authenticationMethods(c.authenticationMethods).maxAuthTries(c.maxAuthTries)
                 .loginGraceTime(c.loginGraceTime).sftp(c.sftp).preAuthLimits(c.preAuth)
                 // as sshd: root runs each session as the login's account; anyone else can only log in as itself
-                .logins(io.pqssh.mina.server.login.LoginPolicy.forThisProcess().withAccessLists(c.access)).sftpServer(c.sftpServer)
+                .logins(io.pqssh.mina.server.login.LoginPolicy.forThisProcess().withAccessLists(c.access))
+                .sessionPrelude(c.sessionPrelude()).sftpServer(c.sftpServer)
                 // the 'invalid user' of sshd's log lines (refusing is the LoginPolicy's business)
                 .validUser(user -> io.pqssh.mina.server.UserPaths.home(user).isPresent())
                 .forwarding(c.forwarding).acceptEnv(c.acceptEnv);

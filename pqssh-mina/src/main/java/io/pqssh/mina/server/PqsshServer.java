@@ -124,6 +124,8 @@ public final class PqsshServer implements AutoCloseable {
         private boolean coalesceWrites = io.pqssh.mina.transport.CoalescingIoServiceFactoryFactory.enabledByDefault();
         private org.apache.sshd.common.io.IoServiceFactoryFactory transport;
         private io.pqssh.mina.server.forward.ForwardingPolicy forwarding;
+        private io.pqssh.mina.server.session.SessionPrelude sessionPrelude =
+                io.pqssh.mina.server.session.SessionPrelude.NONE;
         private List<String> acceptEnv = List.of();
 
         public Builder host(String host) {
@@ -244,6 +246,15 @@ public final class PqsshServer implements AutoCloseable {
          */
         public Builder logins(io.pqssh.mina.server.login.LoginPolicy policy) {
             this.logins = policy;
+            return this;
+        }
+
+        /**
+         * Under {@link #logins}: sshd's PrintMotd and PermitUserRC steps before each session's command (default
+         * {@code SessionPrelude.NONE}; {@code pqssh server} passes its configuration, sshd's defaults).
+         */
+        public Builder sessionPrelude(io.pqssh.mina.server.session.SessionPrelude prelude) {
+            this.sessionPrelude = Objects.requireNonNull(prelude);
             return this;
         }
 
@@ -465,6 +476,7 @@ public final class PqsshServer implements AutoCloseable {
                 String me = logins.onlyUser().orElseThrow();
                 LOG.info("not running as root: only user {} can log in, and sessions run as {}", me, me);
             }
+            sshd.setAttribute(io.pqssh.mina.server.session.SessionPrelude.KEY, sessionPrelude);
             sshd.setCommandFactory(io.pqssh.mina.server.session.UserSessions.commands());
             sshd.setShellFactory(io.pqssh.mina.server.session.UserSessions.shells());
             if (sftp) {

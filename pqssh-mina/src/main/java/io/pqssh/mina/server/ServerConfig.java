@@ -55,6 +55,16 @@ public final class ServerConfig {
 
     /** {@code AcceptEnv}: patterns of the client's {@code env} variable names a session gets (sshd: none by default). */
     public final List<String> acceptEnv = new ArrayList<>();
+    /** PrintMotd, PermitUserRC, and pqssh's own MotdFile (default /etc/motd). */
+    public boolean printMotd = true;
+    public boolean permitUserRc = true;
+    public Path motdFile = Path.of("/etc/motd");
+
+    /** sshd's steps before a session's command, from PrintMotd, MotdFile and PermitUserRC. */
+    public io.pqssh.mina.server.session.SessionPrelude sessionPrelude() {
+        return new io.pqssh.mina.server.session.SessionPrelude(printMotd ? motdFile : null, permitUserRc, true);
+    }
+
     /** AllowUsers, DenyUsers, AllowGroups, DenyGroups. */
     public io.pqssh.mina.server.login.AccessLists access = io.pqssh.mina.server.login.AccessLists.NONE;
 
@@ -131,6 +141,9 @@ public final class ServerConfig {
                         sftpServer = sub[1].strip();
                     }
                 }
+                case "printmotd" -> printMotd = yesNo(value);
+                case "permituserrc" -> permitUserRc = yesNo(value);
+                case "motdfile" -> motdFile = Path.of(value);
                 case "allowusers" -> access = access.allowUsers(value);
                 case "denyusers" -> access = access.denyUsers(value);
                 case "allowgroups" -> access = access.allowGroups(value);

@@ -38,9 +38,17 @@ final class ProcessSession implements Command {
     private volatile Process process;
     private ChannelSession channel;
 
+    private final boolean subsystem;
+
     /** @param command the command line, or null for the login shell */
     ProcessSession(String command) {
+        this(command, false);
+    }
+
+    /** @param subsystem whether the command serves a subsystem (no rc file runs before it) */
+    ProcessSession(String command, boolean subsystem) {
         this.command = command;
+        this.subsystem = subsystem;
     }
 
     @Override
@@ -67,7 +75,7 @@ final class ProcessSession implements Command {
     public void start(ChannelSession channel, Environment env) throws IOException {
         SessionTarget target = SessionTarget.of(channel);
         Account account = target.account();
-        SessionLaunch launch = target.launch(channel, env, command, Map.of());
+        SessionLaunch launch = target.launch(channel, env, command, Map.of(), subsystem);
         this.channel = channel;
         java.util.Optional<WaitStatus> wait = WaitStatus.create();
         ProcessBuilder pb = new ProcessBuilder(wait.map(w -> w.wrap(launch.argv())).orElse(launch.argv()))

@@ -91,6 +91,19 @@ public final class SessionLaunch {
         return new SessionLaunch(argv, env, dir);
     }
 
+    /** This launch with sshd's motd and rc steps run in the session's process before the shell ({@link SessionPrelude}). */
+    SessionLaunch withPrelude(SessionPrelude prelude, boolean interactive, boolean subsystem) {
+        int at = argv.get(0).equals(SETPRIV) ? argv.indexOf("--") + 1 : 0;
+        List<String> shell = argv.subList(at, argv.size());
+        List<String> wrapped = prelude.wrap(shell, interactive, subsystem);
+        if (wrapped == shell) {
+            return this;
+        }
+        List<String> out = new ArrayList<>(argv.subList(0, at));
+        out.addAll(wrapped);
+        return new SessionLaunch(out, env, directory);
+    }
+
     /** Whether this host can switch users the way {@link #of} does. */
     public static boolean canSwitchUsers() {
         return Files.isExecutable(Path.of(SETPRIV));

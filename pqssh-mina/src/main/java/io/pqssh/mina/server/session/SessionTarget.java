@@ -32,6 +32,12 @@ record SessionTarget(Account account, boolean switchUid) {
 
     /** The launch for {@code command} (null: login shell) with the channel's forced-command variable, plus more. */
     SessionLaunch launch(ChannelSession channel, Environment env, String command, Map<String, String> more) {
+        return launch(channel, env, command, more, false);
+    }
+
+    /** As above; a subsystem runs no rc file. */
+    SessionLaunch launch(ChannelSession channel, Environment env, String command, Map<String, String> more,
+            boolean subsystem) {
         ServerSession s = channel.getServerSession();
         Map<String, String> extra = new LinkedHashMap<>(more);
         String original = env.getEnv().get(PqsshChannelSession.ORIGINAL_COMMAND);
@@ -44,7 +50,9 @@ record SessionTarget(Account account, boolean switchUid) {
             extra.put(org.apache.sshd.agent.SshAgent.SSH_AUTHSOCKET_ENV_NAME, agent);
         }
         Map<String, String> accepted = channel instanceof PqsshChannelSession p ? p.acceptedEnvironment() : Map.of();
-        return SessionLaunch.of(account, switchUid, command, s.getClientAddress(),
+        SessionPrelude prelude = s.getFactoryManager().getAttribute(SessionPrelude.KEY);
+        SessionLaunch launch = SessionLaunch.of(account, switchUid, command, s.getClientAddress(),
                 s.getIoSession().getLocalAddress(), accepted, extra);
+        return prelude == null ? launch : launch.withPrelude(prelude, command == null, subsystem);
     }
 }

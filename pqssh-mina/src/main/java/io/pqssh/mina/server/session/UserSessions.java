@@ -45,7 +45,7 @@ public final class UserSessions {
 
             @Override
             public Command createSubsystem(ChannelSession channel) {
-                return new ProcessSession(sftpServer);
+                return new ProcessSession(sftpServer, true);
             }
         };
     }

@@ -311,6 +311,54 @@ class SessionRequestsTest {
         }
     }
 
+    /** PrintMotd (with ~/.hushlogin) and PermitUserRC, seen by OpenSSH's ssh; a second server with the prelude. */
+    @Test
+    void motdOnInteractiveLoginsAndUserRcBeforeTheCommand() throws Exception {
+        Path motd = dir.resolve("motd");
+        Files.writeString(motd, "PQSSH-MOTD-LINE\n");
+        Files.setPosixFilePermissions(motd, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path home = SystemAccounts.INSTANCE.byName(USER).orElseThrow().home();
+        Path rc = home.resolve(".ssh/rc");
+        Path hush = home.resolve(".hushlogin");
+        FileKeyAuthorizers auth = new FileKeyAuthorizers(".ssh/authorized_keys", "none", true);
+        for (boolean permitRc : new boolean[] {true, false}) {
+            try (PqsshServer srv = PqsshServer.builder().host("127.0.0.1").port(0)
+                    .hostKeys(KeyPairProvider.wrap(SecurityUtils.getKeyPairGenerator("Ed25519").generateKeyPair()))
+                    .publickey(auth.publickey()).logins(LoginPolicy.switchingUsers(SystemAccounts.INSTANCE))
+                    .sessionPrelude(new SessionPrelude(motd, permitRc, true)).start()) {
+                Path exitIn = dir.resolve("exit.in");
+                Files.writeString(exitIn, "exit\n");
+                List<String> login = withPort(ssh(edFree), srv.port());
+                Files.writeString(rc, "echo RC-RAN-$(id -un)\n");
+                assertEquals(0, run(List.of("chown", USER + ":", rc.toString())));
+                try {
+                    Out shell = exec(login, exitIn);
+                    assertTrue(shell.out.contains("PQSSH-MOTD-LINE"), "no motd on an interactive login: " + shell.out);
+                    List<String> cmd = new ArrayList<>(login);
+                    cmd.set(cmd.indexOf("-tt"), "-T");
+                    cmd.add("echo CMD-RAN");
+                    Out exec = exec(cmd);
+                    assertEquals(0, exec.rc, exec.err);
+                    assertEquals(permitRc ? "RC-RAN-" + USER + "\nCMD-RAN\n" : "CMD-RAN\n", exec.out,
+                            "PermitUserRC " + permitRc + " (and no motd for a command)");
+                    Files.writeString(hush, "");
+                    Out quiet = exec(login, exitIn);
+                    assertTrue(!quiet.out.contains("PQSSH-MOTD-LINE"), "~/.hushlogin must silence the motd: " + quiet.out);
+                } finally {
+                    Files.deleteIfExists(rc);
+                    Files.deleteIfExists(hush);
+                }
+            }
+        }
+    }
+
+    private static List<String> withPort(List<String> ssh, int port) {
+        List<String> c = new ArrayList<>(ssh);
+        c.set(c.indexOf("-p") + 1, Integer.toString(port));
+        return c;
+    }
+
     /** sshd's exit-signal: OpenSSH's ssh exits 255 for it; a real exit(137) stays exit status 137. */
     @Test
     void aCommandKilledByASignalGetsExitSignalNotExitStatus() throws Exception {
