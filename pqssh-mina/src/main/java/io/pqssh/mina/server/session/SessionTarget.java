@@ -51,6 +51,10 @@ record SessionTarget(Account account, boolean switchUid) {
         }
         Map<String, String> accepted = channel instanceof PqsshChannelSession p ? p.acceptedEnvironment() : Map.of();
         SessionPrelude prelude = s.getFactoryManager().getAttribute(SessionPrelude.KEY);
+        if (prelude != null && prelude.permitUserRc() && !KeyRestrictions.of(s).userRcAllowed()) {
+            // a key with no-user-rc (or restrict): sshd then runs /etc/ssh/sshrc only
+            prelude = new SessionPrelude(prelude.motd(), false, prelude.systemRc());
+        }
         SessionLaunch launch = SessionLaunch.of(account, switchUid, command, s.getClientAddress(),
                 s.getIoSession().getLocalAddress(), accepted, extra);
         return prelude == null ? launch : launch.withPrelude(prelude, command == null, subsystem);

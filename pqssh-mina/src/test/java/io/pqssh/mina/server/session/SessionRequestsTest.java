@@ -342,6 +342,10 @@ class SessionRequestsTest {
                     assertEquals(0, exec.rc, exec.err);
                     assertEquals(permitRc ? "RC-RAN-" + USER + "\nCMD-RAN\n" : "CMD-RAN\n", exec.out,
                             "PermitUserRC " + permitRc + " (and no motd for a command)");
+                    List<String> restricted = withPort(ssh(edRestrict), srv.port());
+                    restricted.set(restricted.indexOf("-tt"), "-T");
+                    restricted.add("echo CMD-RAN");
+                    assertEquals("CMD-RAN\n", exec(restricted).out, "a restrict key (no-user-rc) runs no ~/.ssh/rc");
                     Files.writeString(hush, "");
                     Out quiet = exec(login, exitIn);
                     assertTrue(!quiet.out.contains("PQSSH-MOTD-LINE"), "~/.hushlogin must silence the motd: " + quiet.out);
