@@ -48,6 +48,7 @@ final class PtySession implements Command {
     private OutputStream out;
     private ExitCallback exit;
     private volatile UnixPtyProcess process;
+    private volatile ChannelSession channel;
     private Pty pty;
 
     /** @param command the command line, or null for the login shell */
@@ -95,13 +96,22 @@ final class PtySession implements Command {
         SessionLaunch launch = target.launch(channel, env, command, Map.of("TERM", term, "SSH_TTY", slave));
         List<String> envList = new ArrayList<>();
         launch.env().forEach((k, v) -> envList.add(k + "=" + v));
-        UnixPtyProcess p = new UnixPtyProcess(launch.argv().toArray(String[]::new), envList.toArray(String[]::new),
-                launch.directory().toString(), pty, null, false);
+        Optional<WaitStatus> wait = WaitStatus.create();
+        List<String> argv = wait.map(w -> w.wrap(launch.argv(), true)).orElse(launch.argv());
+        UnixPtyProcess p;
+        try {
+            p = new UnixPtyProcess(argv.toArray(String[]::new), envList.toArray(String[]::new),
+                    launch.directory().toString(), pty, null, false);
+        } catch (IOException | RuntimeException ex) {
+            wait.ifPresent(WaitStatus::discard);
+            throw ex;
+        }
         process = p;
+        this.channel = channel;
         env.addSignalListener((ch, signal) -> onSignal(signal, e));
         Thread output = daemon("pty-out-" + p.pid(), () -> copy(p.getInputStream(), out, BUFFER, false));
         daemon("pty-in-" + p.pid(), () -> copy(in, p.getOutputStream(), BUFFER, false));
-        daemon("pty-wait-" + p.pid(), () -> awaitExit(p, output));
+        daemon("pty-wait-" + p.pid(), () -> awaitExit(p, output, wait));
         LOG.debug("pty session {} for {} (uid {}): pid {}", slave, account.name(), account.uid(), p.pid());
     }
 
@@ -131,12 +141,17 @@ final class PtySession implements Command {
         if (signal == Signal.WINCH) {
             p.setWinSize(new WinSize(number(env.get(Environment.ENV_COLUMNS), 80),
                     number(env.get(Environment.ENV_LINES), 24)));
-        } else if (!Termios.kill(p.pid(), signal.getNumeric())) {
-            LOG.debug("signal {} to pid {}: no such process", signal, p.pid());
+        } else {
+            // the shell under the wait-status wrapper (the wrapper itself until it has forked)
+            long target = ProcessHandle.of(p.pid()).flatMap(h -> h.children().findFirst())
+                    .map(ProcessHandle::pid).orElse(p.pid());
+            if (!Termios.kill(target, signal.getNumeric())) {
+                LOG.debug("signal {} to pid {}: no such process", signal, target);
+            }
         }
     }
 
-    private void awaitExit(UnixPtyProcess p, Thread output) {
+    private void awaitExit(UnixPtyProcess p, Thread output, Optional<WaitStatus> wait) {
         int status;
         try {
             status = p.waitFor();
@@ -144,9 +159,16 @@ final class PtySession implements Command {
             output.join(DRAIN_MILLIS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            wait.ifPresent(WaitStatus::discard);
             return;
         }
         closePty();
+        // as sshd: a shell or command killed by a signal gets exit-signal, not exit-status
+        wait.flatMap(WaitStatus::read).ifPresent(d -> {
+            if (channel instanceof PqsshChannelSession c) {
+                c.exitBySignal(d.name(), d.coreDumped());
+            }
+        });
         exit.onExit(status);
     }
 

@@ -20,12 +20,17 @@ import java.util.Optional;
  */
 final class WaitStatus {
     static final String PERL = "/usr/bin/perl";
+    // with a terminal the command shares the wrapper's process group, so the keyboard's signals (and SIGWINCH)
+    // reach it from the line discipline; the wrapper ignores those instead of passing them on a second time
     private static final String SCRIPT = String.join("\n",
-            "my $f = shift; my $pid;",
-            "for my $s (qw(HUP INT QUIT TERM USR1 USR2 ALRM CONT TSTP WINCH)) {",
-            "  $SIG{$s} = sub { kill($_[0], $pid) if $pid; }; }",
+            "my $tty = shift; my $f = shift; my $pid;",
+            "my @pass = $tty ? qw(HUP TERM USR1 USR2 ALRM CONT) : qw(HUP INT QUIT TERM USR1 USR2 ALRM CONT TSTP WINCH);",
+            "my @quiet = $tty ? qw(INT QUIT TSTP TTIN TTOU WINCH) : ();",
+            "for my $s (@pass) { $SIG{$s} = sub { kill($_[0], $pid) if $pid; }; }",
+            "for my $s (@quiet) { $SIG{$s} = 'IGNORE'; }",
             "$pid = fork(); exit 127 unless defined $pid;",
-            "if ($pid == 0) { exec { $ARGV[0] } @ARGV; print STDERR \"$ARGV[0]: $!\\n\"; exit 127; }",
+            "if ($pid == 0) { $SIG{$_} = 'DEFAULT' for (@pass, @quiet);",
+            "  exec { $ARGV[0] } @ARGV; print STDERR \"$ARGV[0]: $!\\n\"; exit 127; }",
             "my $r; do { $r = waitpid($pid, 0); } until ($r == $pid || ($r == -1 && !$!{EINTR}));",
             "my $st = $?;",
             "if (open(my $h, '>', $f)) { print $h $st; close($h); }",
@@ -49,9 +54,14 @@ final class WaitStatus {
         }
     }
 
-    /** {@code argv} run under the wrapper. */
+    /** {@code argv} run under the wrapper, without a terminal. */
     List<String> wrap(List<String> argv) {
-        List<String> out = new ArrayList<>(List.of(PERL, "-e", SCRIPT, "--", file.toString()));
+        return wrap(argv, false);
+    }
+
+    /** {@code argv} run under the wrapper; {@code terminal}: it runs in a pty as the session leader. */
+    List<String> wrap(List<String> argv, boolean terminal) {
+        List<String> out = new ArrayList<>(List.of(PERL, "-e", SCRIPT, "--", terminal ? "1" : "0", file.toString()));
         out.addAll(argv);
         return out;
     }

@@ -375,12 +375,20 @@ class SessionRequestsTest {
         List<String> exited = new ArrayList<>(noPty);
         exited.add("exit 137");
         assertEquals(137, exec(exited).rc, "exit 137 is an exit status, not a signal");
+        List<String> killedWithPty = new ArrayList<>(ssh(edFree));
+        killedWithPty.add("kill -KILL $$");
+        assertEquals(255, exec(killedWithPty).rc, "with a pty too");
+        List<String> exitedWithPty = new ArrayList<>(ssh(edFree));
+        exitedWithPty.add("exit 137");
+        assertEquals(137, exec(exitedWithPty).rc, "exit 137 with a pty");
         for (String[] c : new String[][] {{"kill -TERM $$", "TERM", null}, {"kill -SEGV $$", "SEGV", null},
-                {"exit 143", null, "143"}, {"kill -WINCH $$; exit 3", null, "3"}}) {
+                {"exit 143", null, "143"}, {"kill -WINCH $$; exit 3", null, "3"},
+                {"pty:kill -HUP $$", "HUP", null}, {"pty:exit 129", null, "129"}}) {
             try (PqsshClient cl = PqsshClient.builder().serverKeyVerifier(AcceptAllServerKeyVerifier.INSTANCE)
                     .warningSink(w -> { }).kemIdentity(KemClientIdentity.of(KEM_FREE)).timeout(T).start();
                     ClientSession s = cl.login(USER, "127.0.0.1", server.port());
-                    ChannelExec ch = s.createExecChannel(c[0])) {
+                    ChannelExec ch = s.createExecChannel(c[0].replace("pty:", ""))) {
+                ch.setUsePty(c[0].startsWith("pty:"));
                 ch.open().verify(T);
                 ch.waitFor(EnumSet.of(ClientChannelEvent.CLOSED), T);
                 assertEquals(c[1], ch.getExitSignal(), c[0]);
