@@ -103,7 +103,9 @@ final class EscapeFilter {
         if (terminal != null) {
             terminal.restore();
         }
-        Posix.raise(Posix.SIGTSTP);
+        // SIGSTOP, not ssh's SIGTSTP: JLine (LocalTerminal) catches and ignores SIGTSTP while the session runs, and
+        // SIGSTOP stops the process just the same for the shell's job control ("fg" sends SIGCONT)
+        Posix.raise(Posix.SIGSTOP);
         // resumed ("fg")
         if (terminal != null) {
             terminal.enterRaw();

@@ -9,7 +9,7 @@ import java.lang.invoke.MethodHandle;
 
 /** The few libc calls the client needs (FFM): isatty, setsid, raise, tcgetattr/tcsetattr. */
 final class Posix {
-    static final int SIGTSTP = 20;
+    static final int SIGSTOP = 19;
 
     /** Linux's struct termios: four tcflag_t, c_line, c_cc[32], then c_ispeed/c_ospeed; 60 bytes. */
     static final int TERMIOS_SIZE = 60;
