@@ -177,6 +177,13 @@ public final class ServerCommand implements Callable<Integer> {
             }
             b.password(new PasswordFile(c.passwordFile));
         }
+        if (c.kbdInteractiveAuthentication) {
+            if (c.passwordFile == null) {
+                throw new IllegalArgumentException("KbdInteractiveAuthentication yes needs a PasswordFile"
+                        + " (lines from 'pqssh passwd USER')");
+            }
+            b.keyboardInteractive(new PasswordFile(c.passwordFile));
+        }
         return b.start();
     }
 

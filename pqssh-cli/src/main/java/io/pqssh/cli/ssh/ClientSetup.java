@@ -325,10 +325,12 @@ public final class ClientSetup {
             }
             String[] answers = new String[prompt.length];
             for (int i = 0; i < prompt.length; i++) {
+                // OpenSSH 8.4+ names the account and host before each keyboard-interactive prompt
+                String shown = "(" + config.user() + "@" + config.hostName() + ") " + prompt[i];
                 if (echo[i]) {
-                    answers[i] = prompter.ask(prompt[i], true);
+                    answers[i] = prompter.ask(shown, true);
                 } else {
-                    char[] s = prompter.secret(prompt[i]);
+                    char[] s = prompter.secret(shown);
                     answers[i] = s == null ? null : new String(s);
                     if (s != null) {
                         Arrays.fill(s, '\0');

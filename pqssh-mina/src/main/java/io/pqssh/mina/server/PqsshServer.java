@@ -109,6 +109,7 @@ public final class PqsshServer implements AutoCloseable {
         private PublickeyAuthenticator publickey;
         private boolean publickeyHybridAnd;
         private PasswordAuthenticator password;
+        private PasswordAuthenticator keyboardInteractive;
         private String authenticationMethods;
         private List<String> kex = PqKex.DEFAULT_ORDER;
         private boolean requirePqKex;
@@ -171,6 +172,15 @@ public final class PqsshServer implements AutoCloseable {
          */
         public Builder publickeyHybridAnd(boolean enabled) {
             this.publickeyHybridAnd = enabled;
+            return this;
+        }
+
+        /**
+         * keyboard-interactive with one {@code Password: } prompt checked by {@code authenticator}, as sshd with PAM
+         * (default off).
+         */
+        public Builder keyboardInteractive(PasswordAuthenticator authenticator) {
+            this.keyboardInteractive = authenticator;
             return this;
         }
 
@@ -384,10 +394,15 @@ public final class PqsshServer implements AutoCloseable {
             } else {
                 sshd.setPasswordAuthenticator(null);
             }
+            if (keyboardInteractive != null) {
+                sshd.setKeyboardInteractiveAuthenticator(new PasswordPrompt(keyboardInteractive));
+                auth.add(org.apache.sshd.server.auth.keyboard.UserAuthKeyboardInteractiveFactory.INSTANCE);
+            } else {
+                sshd.setKeyboardInteractiveAuthenticator(null);
+            }
             if (auth.isEmpty()) {
                 throw new IllegalStateException("no authentication method is enabled");
             }
-            sshd.setKeyboardInteractiveAuthenticator(null);
             if (logins != null) {
                 auth = io.pqssh.mina.server.login.AdmittingUserAuthFactory.wrapAll(auth, logins);
             }

@@ -28,6 +28,8 @@ public final class ServerConfig {
     public Set<KemAlgorithm> kemAuthAlgorithms = EnumSet.of(KemAlgorithm.MLKEM768);
     public String authenticationMethods = "any";
     public boolean passwordAuthentication;
+    /** keyboard-interactive with a {@code Password: } prompt checked against PasswordFile (sshd: PAM, default yes). */
+    public boolean kbdInteractiveAuthentication;
     public boolean pubkeyAuthentication = true;
     public Path passwordFile;
     public List<String> kexAlgorithms = PqKex.DEFAULT_ORDER;
@@ -112,6 +114,8 @@ public final class ServerConfig {
                 case "kemauthalgorithms" -> kemAuthAlgorithms = kemAlgorithms(value);
                 case "authenticationmethods" -> authenticationMethods = value;
                 case "passwordauthentication" -> passwordAuthentication = yesNo(value);
+                case "kbdinteractiveauthentication", "challengeresponseauthentication" ->
+                        kbdInteractiveAuthentication = yesNo(value);
                 case "pubkeyauthentication" -> pubkeyAuthentication = yesNo(value);
                 case "passwordfile" -> passwordFile = Path.of(value);
                 case "kexalgorithms" -> kexAlgorithms = PqKex.parseList(value);
