@@ -52,7 +52,8 @@ class ServerAliveTest {
     }
 
     private ForwardingHarness.Proc ssh(int port, String command) throws Exception {
-        return h.startPqssh(Map.of(), "ssh", "-F", "none", "-o", "StrictHostKeyChecking=no", "-o",
+        // -v: the debug lines (keepalive failure, "session error: ...") are in the failure message if one happens
+        return h.startPqssh(Map.of(), "ssh", "-v", "-F", "none", "-o", "StrictHostKeyChecking=no", "-o",
                 "UserKnownHostsFile=" + dir.resolve("kh"), "-i", key.toString(), "-p", String.valueOf(port),
                 "-o", "ServerAliveInterval=1", "-o", "ServerAliveCountMax=2", CliHarness.user() + "@127.0.0.1",
                 command);

@@ -429,7 +429,8 @@ public final class ClientSetup {
 
         @Override
         public void sessionException(Session session, Throwable t) {
-            if (t != null && t.getMessage() != null && t.getMessage().contains(MINA_HEARTBEAT_LIMIT)) {
+            if (t != null && t.getMessage() != null
+                    && t.getMessage().toLowerCase(java.util.Locale.ROOT).contains(MINA_HEARTBEAT_LIMIT)) {
                 session.setAttribute(SERVER_NOT_RESPONDING, Boolean.TRUE);
             }
             log.debug1("session error: " + (t == null ? "?" : t.getMessage()));
