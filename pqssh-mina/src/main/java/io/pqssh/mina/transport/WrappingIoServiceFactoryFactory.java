@@ -4,12 +4,9 @@ import java.util.Objects;
 
 import org.apache.sshd.common.Factory;
 import org.apache.sshd.common.FactoryManager;
-import org.apache.sshd.common.future.CloseFuture;
-import org.apache.sshd.common.future.SshFutureListener;
 import org.apache.sshd.common.io.IoAcceptor;
 import org.apache.sshd.common.io.IoConnector;
 import org.apache.sshd.common.io.IoHandler;
-import org.apache.sshd.common.io.IoServiceEventListener;
 import org.apache.sshd.common.io.IoServiceFactory;
 import org.apache.sshd.common.io.IoServiceFactoryFactory;
 import org.apache.sshd.common.util.threads.CloseableExecutorService;
@@ -40,51 +37,23 @@ public abstract class WrappingIoServiceFactoryFactory implements IoServiceFactor
         inner.setExecutorServiceFactory(factory);
     }
 
-    private record WrappingFactory(IoServiceFactory f, WrappingIoServiceFactoryFactory outer)
-            implements IoServiceFactory {
+    /** Connectors and acceptors get the wrapped handler; the rest is the inner factory's. */
+    private static final class WrappingFactory extends ForwardingIoServiceFactory {
+        private final WrappingIoServiceFactoryFactory outer;
+
+        WrappingFactory(IoServiceFactory f, WrappingIoServiceFactoryFactory outer) {
+            super(f);
+            this.outer = outer;
+        }
+
         @Override
         public IoConnector createConnector(IoHandler handler) {
-            return f.createConnector(outer.wrap(handler));
+            return delegate().createConnector(outer.wrap(handler));
         }
 
         @Override
         public IoAcceptor createAcceptor(IoHandler handler) {
-            return f.createAcceptor(outer.wrap(handler));
-        }
-
-        @Override
-        public IoServiceEventListener getIoServiceEventListener() {
-            return f.getIoServiceEventListener();
-        }
-
-        @Override
-        public void setIoServiceEventListener(IoServiceEventListener listener) {
-            f.setIoServiceEventListener(listener);
-        }
-
-        @Override
-        public CloseFuture close(boolean immediately) {
-            return f.close(immediately);
-        }
-
-        @Override
-        public void addCloseFutureListener(SshFutureListener<CloseFuture> listener) {
-            f.addCloseFutureListener(listener);
-        }
-
-        @Override
-        public void removeCloseFutureListener(SshFutureListener<CloseFuture> listener) {
-            f.removeCloseFutureListener(listener);
-        }
-
-        @Override
-        public boolean isClosed() {
-            return f.isClosed();
-        }
-
-        @Override
-        public boolean isClosing() {
-            return f.isClosing();
+            return delegate().createAcceptor(outer.wrap(handler));
         }
     }
 }

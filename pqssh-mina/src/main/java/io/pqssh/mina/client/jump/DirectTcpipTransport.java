@@ -16,7 +16,6 @@ import org.apache.sshd.common.future.CloseFuture;
 import org.apache.sshd.common.future.DefaultCloseFuture;
 import org.apache.sshd.common.future.SshFutureListener;
 import org.apache.sshd.common.io.DefaultIoConnectFuture;
-import org.apache.sshd.common.io.IoAcceptor;
 import org.apache.sshd.common.io.IoConnectFuture;
 import org.apache.sshd.common.io.IoConnector;
 import org.apache.sshd.common.io.IoHandler;
@@ -28,6 +27,8 @@ import org.apache.sshd.common.session.ConnectionService;
 import org.apache.sshd.common.session.helpers.AbstractSessionIoHandler;
 import org.apache.sshd.common.util.net.SshdSocketAddress;
 import org.apache.sshd.common.util.threads.CloseableExecutorService;
+
+import io.pqssh.mina.transport.ForwardingIoServiceFactory;
 
 /**
  * The transport of a client whose SSH connections are {@code direct-tcpip} channels of {@code hop}, an authenticated
@@ -72,57 +73,16 @@ public final class DirectTcpipTransport implements IoServiceFactoryFactory {
     }
 
     /** SSH sessions' connectors tunnel; everything else is the inner transport's. */
-    private final class Services implements IoServiceFactory {
-        private final IoServiceFactory f;
-
+    private final class Services extends ForwardingIoServiceFactory {
         Services(IoServiceFactory f) {
-            this.f = f;
+            super(f);
         }
 
         @Override
         public IoConnector createConnector(IoHandler handler) {
             // MINA's SshClient connects with its session factory; forwarders and channels bring their own handlers
-            return handler instanceof AbstractSessionIoHandler ? new Connector(handler) : f.createConnector(handler);
-        }
-
-        @Override
-        public IoAcceptor createAcceptor(IoHandler handler) {
-            return f.createAcceptor(handler);
-        }
-
-        @Override
-        public IoServiceEventListener getIoServiceEventListener() {
-            return f.getIoServiceEventListener();
-        }
-
-        @Override
-        public void setIoServiceEventListener(IoServiceEventListener l) {
-            f.setIoServiceEventListener(l);
-        }
-
-        @Override
-        public CloseFuture close(boolean immediately) {
-            return f.close(immediately);
-        }
-
-        @Override
-        public void addCloseFutureListener(SshFutureListener<CloseFuture> l) {
-            f.addCloseFutureListener(l);
-        }
-
-        @Override
-        public void removeCloseFutureListener(SshFutureListener<CloseFuture> l) {
-            f.removeCloseFutureListener(l);
-        }
-
-        @Override
-        public boolean isClosed() {
-            return f.isClosed();
-        }
-
-        @Override
-        public boolean isClosing() {
-            return f.isClosing();
+            return handler instanceof AbstractSessionIoHandler ? new Connector(handler)
+                    : super.createConnector(handler);
         }
     }
 
