@@ -2,6 +2,7 @@ package io.pqssh.cli;
 
 import static io.pqssh.cli.CliHarness.pub;
 import static io.pqssh.cli.ForwardingHarness.assertEcho;
+import static io.pqssh.cli.ForwardingHarness.random;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,11 +14,7 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -57,18 +54,7 @@ class ForwardingEndToEndTest {
     }
 
     private ForwardingHarness.Proc client(int serverPort, String... forwards) throws IOException {
-        List<String> args = new ArrayList<>(List.of("ssh", "-N", "-i", key.toString(),
-                "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=" + dir.resolve("known_hosts"),
-                "-p", String.valueOf(serverPort)));
-        args.addAll(List.of(forwards));
-        args.add(CliHarness.user() + "@127.0.0.1");
-        return h.startPqssh(Map.of(), args.toArray(String[]::new));
-    }
-
-    private static byte[] random(int n) {
-        byte[] b = new byte[n];
-        new SecureRandom().nextBytes(b);
-        return b;
+        return h.startPqsshClient(key, serverPort, forwards);
     }
 
     @Test

@@ -10,14 +10,18 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * For the forwarding, agent and transfer tests: {@code pqssh server} on a thread (stopped by interrupt),
@@ -113,6 +117,19 @@ final class ForwardingHarness implements AutoCloseable {
         return startProcess(cmd, env, "pqssh " + String.join(" ", args));
     }
 
+    /**
+     * {@code pqssh ssh -N} with {@code identity} to {@code CliHarness.user()@127.0.0.1:serverPort} (host key taken on
+     * first use into the test directory's known_hosts), plus {@code extra} options such as forwardings.
+     */
+    Proc startPqsshClient(Path identity, int serverPort, String... extra) throws IOException {
+        List<String> args = new ArrayList<>(List.of("ssh", "-N", "-i", identity.toString(),
+                "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=" + dir.resolve("known_hosts"),
+                "-p", String.valueOf(serverPort)));
+        args.addAll(List.of(extra));
+        args.add(CliHarness.user() + "@127.0.0.1");
+        return startPqssh(Map.of(), args.toArray(String[]::new));
+    }
+
     /** Any process (stdin /dev/null, output in files under the test directory), ended by {@link #close}. */
     Proc startProcess(List<String> cmd, Map<String, String> env, String label) throws IOException {
         int n = processes.size();
@@ -151,29 +168,9 @@ final class ForwardingHarness implements AutoCloseable {
 
     /** A loopback server that echoes every connection's bytes; returns its port. */
     int startEchoServer() throws IOException {
-        ServerSocket ss = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        closeables.add(ss);
-        Thread t = new Thread(() -> {
-            while (!ss.isClosed()) {
-                try {
-                    Socket s = ss.accept();
-                    Thread c = new Thread(() -> {
-                        try (s; InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
-                            in.transferTo(out);
-                        } catch (IOException e) {
-                            // connection dropped: nothing to echo
-                        }
-                    }, "echo-conn");
-                    c.setDaemon(true);
-                    c.start();
-                } catch (IOException e) {
-                    return;
-                }
-            }
-        }, "echo-server");
-        t.setDaemon(true);
-        t.start();
-        return ss.getLocalPort();
+        return startLoopbackServer("echo", (s, in, out) -> in.transferTo(out), e -> {
+            // connection dropped: nothing to echo
+        });
     }
 
     /**
@@ -181,38 +178,35 @@ final class ForwardingHarness implements AutoCloseable {
      * back what it read, and closes. Returns its port.
      */
     int startReplyAfterEofServer() throws IOException {
-        ServerSocket ss = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        closeables.add(ss);
-        Thread t = new Thread(() -> {
-            while (!ss.isClosed()) {
-                try {
-                    Socket s = ss.accept();
-                    Thread c = new Thread(() -> {
-                        try (s; InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
-                            byte[] request = in.readAllBytes();
-                            out.write(request);
-                        } catch (IOException e) {
-                            // connection dropped: the client sees no reply
-                        }
-                    }, "reply-after-eof-conn");
-                    c.setDaemon(true);
-                    c.start();
-                } catch (IOException e) {
-                    return;
-                }
-            }
-        }, "reply-after-eof-server");
-        t.setDaemon(true);
-        t.start();
-        return ss.getLocalPort();
+        return startLoopbackServer("reply-after-eof", (s, in, out) -> out.write(in.readAllBytes()), e -> {
+            // connection dropped: the client sees no reply
+        });
     }
 
     /**
      * A loopback server that sends {@code greeting}, shuts down its sending side, then reads the connection to its end
      * and puts what it read into {@code received}. Returns its port.
      */
-    int startGreetThenReadServer(byte[] greeting, java.util.concurrent.BlockingQueue<byte[]> received)
-            throws IOException {
+    int startGreetThenReadServer(byte[] greeting, BlockingQueue<byte[]> received) throws IOException {
+        return startLoopbackServer("greet-then-read", (s, in, out) -> {
+            out.write(greeting);
+            out.flush();
+            s.shutdownOutput();
+            received.add(in.readAllBytes());
+        }, e -> received.add(("failed: " + e).getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** What a loopback test server does with one accepted connection (closed after it). */
+    @FunctionalInterface
+    private interface Connection {
+        void serve(Socket s, InputStream in, OutputStream out) throws IOException;
+    }
+
+    /**
+     * A loopback server (closed by {@link #close}) that serves each connection on a thread of its own; {@code failed}
+     * gets what a connection threw. Returns its port.
+     */
+    private int startLoopbackServer(String name, Connection serve, Consumer<IOException> failed) throws IOException {
         ServerSocket ss = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         closeables.add(ss);
         Thread t = new Thread(() -> {
@@ -221,21 +215,18 @@ final class ForwardingHarness implements AutoCloseable {
                     Socket s = ss.accept();
                     Thread c = new Thread(() -> {
                         try (s; InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
-                            out.write(greeting);
-                            out.flush();
-                            s.shutdownOutput();
-                            received.add(in.readAllBytes());
+                            serve.serve(s, in, out);
                         } catch (IOException e) {
-                            received.add(("failed: " + e).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                            failed.accept(e);
                         }
-                    }, "greet-then-read-conn");
+                    }, name + "-conn");
                     c.setDaemon(true);
                     c.start();
                 } catch (IOException e) {
                     return;
                 }
             }
-        }, "greet-then-read-server");
+        }, name + "-server");
         t.setDaemon(true);
         t.start();
         return ss.getLocalPort();
@@ -249,9 +240,7 @@ final class ForwardingHarness implements AutoCloseable {
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
             s.setSoTimeout(20_000);
             byte[] got = s.getInputStream().readAllBytes();
-            s.getOutputStream().write(request);
-            s.getOutputStream().flush();
-            s.shutdownOutput();
+            sendThenHalfClose(s, request);
             return got;
         }
     }
@@ -263,11 +252,15 @@ final class ForwardingHarness implements AutoCloseable {
     static byte[] requestThenHalfClose(int port, byte[] request) throws IOException {
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
             s.setSoTimeout(20_000);
-            s.getOutputStream().write(request);
-            s.getOutputStream().flush();
-            s.shutdownOutput();
+            sendThenHalfClose(s, request);
             return s.getInputStream().readAllBytes();
         }
+    }
+
+    private static void sendThenHalfClose(Socket s, byte[] data) throws IOException {
+        s.getOutputStream().write(data);
+        s.getOutputStream().flush();
+        s.shutdownOutput();
     }
 
     /**
@@ -304,6 +297,13 @@ final class ForwardingHarness implements AutoCloseable {
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
             return roundTrip(s, data);
         }
+    }
+
+    /** {@code n} random bytes (test data no layer can compress or recognise). */
+    static byte[] random(int n) {
+        byte[] b = new byte[n];
+        new SecureRandom().nextBytes(b);
+        return b;
     }
 
     /** Asserts the bytes came back unchanged. */

@@ -2,12 +2,12 @@ package io.pqssh.cli;
 
 import static io.pqssh.cli.CliHarness.pub;
 import static io.pqssh.cli.ForwardingHarness.assertEcho;
+import static io.pqssh.cli.ForwardingHarness.random;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -50,18 +50,19 @@ class HalfCloseForwardTest {
     }
 
     private ForwardingHarness.Proc pqsshClient(int serverPort, String... forwards) throws IOException {
-        List<String> args = new ArrayList<>(List.of("ssh", "-N", "-i", key.toString(),
-                "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=" + dir.resolve("known_hosts"),
-                "-p", String.valueOf(serverPort)));
-        args.addAll(List.of(forwards));
-        args.add(CliHarness.user() + "@127.0.0.1");
-        return h.startPqssh(Map.of(), args.toArray(String[]::new));
+        return h.startPqsshClient(key, serverPort, forwards);
     }
 
-    private static byte[] random(int n) {
-        byte[] b = new byte[n];
-        new SecureRandom().nextBytes(b);
-        return b;
+    /** OpenSSH's {@code ssh -N} with the test key to the server on {@code serverPort}, plus {@code forwards}. */
+    private ForwardingHarness.Proc openSshClient(int serverPort, String... forwards) throws IOException {
+        CliHarness.requireBinary(CliHarness.SSH, "openssh-client");
+        List<String> cmd = new ArrayList<>(List.of(CliHarness.SSH.toString(), "-N", "-F", "none",
+                "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
+                "-o", "UserKnownHostsFile=" + dir.resolve("known_hosts_openssh"),
+                "-i", key.toString(), "-p", String.valueOf(serverPort)));
+        cmd.addAll(List.of(forwards));
+        cmd.add(CliHarness.user() + "@127.0.0.1");
+        return h.startProcess(cmd, Map.of(), String.join(" ", cmd));
     }
 
     /** Two requests on two connections: a short one and one of several channel packets. */
@@ -121,11 +122,7 @@ class HalfCloseForwardTest {
         int l = CliHarness.freePort();
         int o = CliHarness.freePort();
         ForwardingHarness.Proc c = pqsshClient(server, "-L", l + ":127.0.0.1:" + greeter);
-        List<String> cmd = List.of(CliHarness.SSH.toString(), "-N", "-F", "none", "-o", "BatchMode=yes",
-                "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=" + dir.resolve("known_hosts_openssh"),
-                "-i", key.toString(), "-p", String.valueOf(server), "-L", o + ":127.0.0.1:" + greeter,
-                CliHarness.user() + "@127.0.0.1");
-        ForwardingHarness.Proc openssh = h.startProcess(cmd, Map.of(), String.join(" ", cmd));
+        ForwardingHarness.Proc openssh = openSshClient(server, "-L", o + ":127.0.0.1:" + greeter);
         h.awaitListening(c, l);
         h.awaitListening(openssh, o);
         for (ForwardingHarness.Proc p : List.of(c, openssh)) {
@@ -144,14 +141,9 @@ class HalfCloseForwardTest {
 
     @Test
     void openSshLocalForwardToPqsshServer() throws Exception {
-        CliHarness.requireBinary(CliHarness.SSH, "openssh-client");
         int server = h.startServer(authorized);
         int l = CliHarness.freePort();
-        List<String> cmd = List.of(CliHarness.SSH.toString(), "-N", "-F", "none", "-o", "BatchMode=yes",
-                "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=" + dir.resolve("known_hosts_openssh"),
-                "-i", key.toString(), "-p", String.valueOf(server), "-L", l + ":127.0.0.1:" + replier,
-                CliHarness.user() + "@127.0.0.1");
-        ForwardingHarness.Proc c = h.startProcess(cmd, Map.of(), String.join(" ", cmd));
+        ForwardingHarness.Proc c = openSshClient(server, "-L", l + ":127.0.0.1:" + replier);
         h.awaitListening(c, l);
         requestsComeBackWhole(l, c, "OpenSSH ssh -L through pqssh server");
     }
