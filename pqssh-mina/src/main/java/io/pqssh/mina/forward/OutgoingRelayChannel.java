@@ -61,30 +61,16 @@ public final class OutgoingRelayChannel extends AbstractClientChannel {
         addCloseFutureListener(f -> closeLocal());
         OutputStream toPeer = new ChannelOutputStream(this, getRemoteWindow(), log, SshConstants.SSH_MSG_CHANNEL_DATA,
                 true);
-        Thread pump = new Thread(() -> {
-            ByteBuffer buf = ByteBuffer.allocate(32 * 1024);
-            try {
-                while (local.read(buf) >= 0) {
-                    buf.flip();
-                    toPeer.write(buf.array(), 0, buf.limit());
-                    toPeer.flush();
-                    buf.clear();
-                }
-                toPeer.close(); // sends EOF
-                boolean both;
-                synchronized (lock) {
-                    localEof = true;
-                    both = peerEof;
-                }
-                if (both) {
-                    close(false);
-                }
-            } catch (IOException e) {
+        SocketPump.start(local, toPeer, "forward-relay-out", () -> {
+            boolean both;
+            synchronized (lock) {
+                localEof = true;
+                both = peerEof;
+            }
+            if (both) {
                 close(false);
             }
-        }, "forward-relay-out");
-        pump.setDaemon(true);
-        pump.start();
+        }, () -> close(false));
     }
 
     @Override

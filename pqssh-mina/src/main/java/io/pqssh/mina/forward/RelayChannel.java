@@ -229,30 +229,16 @@ public final class RelayChannel extends AbstractServerChannel {
     }
 
     private void startPump(SocketChannel s) {
-        Thread pump = new Thread(() -> {
-            ByteBuffer buf = ByteBuffer.allocate(32 * 1024);
-            try {
-                while (s.read(buf) >= 0) {
-                    buf.flip();
-                    toPeer.write(buf.array(), 0, buf.limit());
-                    toPeer.flush();
-                    buf.clear();
-                }
-                toPeer.close(); // sends EOF
-                boolean both;
-                synchronized (lock) {
-                    socketEof = true;
-                    both = peerEof;
-                }
-                if (both) {
-                    close(false);
-                }
-            } catch (IOException e) {
+        SocketPump.start(s, toPeer, "forward-relay", () -> {
+            boolean both;
+            synchronized (lock) {
+                socketEof = true;
+                both = peerEof;
+            }
+            if (both) {
                 close(false);
             }
-        }, "forward-relay");
-        pump.setDaemon(true);
-        pump.start();
+        }, () -> close(false));
     }
 
     @Override
