@@ -1,10 +1,8 @@
 package io.pqssh.cli;
 
-import static io.pqssh.cli.CliHarness.pub;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -33,8 +31,7 @@ class EscapeTmuxTest {
     @BeforeEach
     void setUp() throws Exception {
         h = new ForwardingHarness(dir);
-        key = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
-        Files.writeString(dir.resolve("authorized_keys"), Files.readString(pub(key)));
+        key = h.userKey();
     }
 
     @AfterEach
@@ -44,12 +41,12 @@ class EscapeTmuxTest {
 
     @Test
     void againstOpenSshSshd() throws Exception {
-        escapes(h.startSshd(dir.resolve("authorized_keys")));
+        escapes(h.startSshd(h.authorizedKeys()));
     }
 
     @Test
     void againstPqsshServer() throws Exception {
-        escapes(h.startServer(dir.resolve("authorized_keys")));
+        escapes(h.startServer(h.authorizedKeys()));
     }
 
     private void escapes(int port) throws Exception {

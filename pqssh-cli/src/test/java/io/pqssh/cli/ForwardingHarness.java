@@ -38,6 +38,21 @@ final class ForwardingHarness implements AutoCloseable {
         this.dir = dir;
     }
 
+    /**
+     * The test user's Ed25519 key ({@code id_ed25519}, made by ssh-keygen), with its public half as the only line of
+     * {@link #authorizedKeys()}.
+     */
+    Path userKey() throws Exception {
+        Path key = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
+        Files.writeString(authorizedKeys(), Files.readString(CliHarness.pub(key)));
+        return key;
+    }
+
+    /** The authorized_keys file {@link #userKey()} writes. */
+    Path authorizedKeys() {
+        return dir.resolve("authorized_keys");
+    }
+
     /** {@code pqssh server} with its own host key and the given authorized_keys; returns the port. */
     int startServer(Path authorizedKeys, String... extra) throws Exception {
         Path hostKey = dir.resolve("ssh_host_ed25519_key");

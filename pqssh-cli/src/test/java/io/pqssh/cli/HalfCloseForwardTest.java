@@ -1,6 +1,5 @@
 package io.pqssh.cli;
 
-import static io.pqssh.cli.CliHarness.pub;
 import static io.pqssh.cli.ForwardingHarness.assertEcho;
 import static io.pqssh.cli.ForwardingHarness.random;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -38,9 +37,8 @@ class HalfCloseForwardTest {
     void setUp() throws Exception {
         CliHarness.requireBinary(CliHarness.SSH_KEYGEN, "openssh-client");
         h = new ForwardingHarness(dir);
-        key = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
-        authorized = dir.resolve("authorized_keys");
-        Files.writeString(authorized, Files.readString(pub(key)));
+        key = h.userKey();
+        authorized = h.authorizedKeys();
         replier = h.startReplyAfterEofServer();
     }
 

@@ -1,11 +1,9 @@
 package io.pqssh.cli;
 
-import static io.pqssh.cli.CliHarness.pub;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -32,8 +30,7 @@ class ServerAliveTest {
     @BeforeEach
     void setUp() throws Exception {
         h = new ForwardingHarness(dir);
-        key = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
-        Files.writeString(dir.resolve("authorized_keys"), Files.readString(pub(key)));
+        key = h.userKey();
     }
 
     @AfterEach
@@ -43,12 +40,12 @@ class ServerAliveTest {
 
     @Test
     void openSshSshd() throws Exception {
-        both(h.startSshd(dir.resolve("authorized_keys")));
+        both(h.startSshd(h.authorizedKeys()));
     }
 
     @Test
     void pqsshServer() throws Exception {
-        both(h.startServer(dir.resolve("authorized_keys")));
+        both(h.startServer(h.authorizedKeys()));
     }
 
     private ForwardingHarness.Proc ssh(int port, String command) throws Exception {

@@ -1,9 +1,7 @@
 package io.pqssh.cli;
 
-import static io.pqssh.cli.CliHarness.pub;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 
@@ -31,8 +29,7 @@ class SessionEnvironmentTest {
     @BeforeEach
     void setUp() throws Exception {
         h = new ForwardingHarness(dir);
-        key = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
-        Files.writeString(dir.resolve("authorized_keys"), Files.readString(pub(key)));
+        key = h.userKey();
     }
 
     @AfterEach
@@ -55,19 +52,19 @@ class SessionEnvironmentTest {
 
     @Test
     void openSshSshdWithAcceptEnv() throws Exception {
-        int port = h.startSshd(dir.resolve("authorized_keys"), "AcceptEnv PQT_SEND USER", "AcceptEnv PQT_SE?");
+        int port = h.startSshd(h.authorizedKeys(), "AcceptEnv PQT_SEND USER", "AcceptEnv PQT_SE?");
         assertEquals("[sent value][two words][][][" + CliHarness.user() + "]", run(port, SEND_AND_SET));
     }
 
     @Test
     void pqsshServerAcceptsNothingByDefault() throws Exception {
-        int port = h.startServer(dir.resolve("authorized_keys"));
+        int port = h.startServer(h.authorizedKeys());
         assertEquals("[][][][][" + CliHarness.user() + "]", run(port, SEND_AND_SET));
     }
 
     @Test
     void pqsshServerWithAcceptEnv() throws Exception {
-        int port = h.startServer(dir.resolve("authorized_keys"), "-o", "AcceptEnv=PQT_SEND USER",
+        int port = h.startServer(h.authorizedKeys(), "-o", "AcceptEnv=PQT_SEND USER",
                 "-o", "AcceptEnv=PQT_SE?");
         assertEquals("[sent value][two words][][][" + CliHarness.user() + "]", run(port, SEND_AND_SET));
         // a pty session gets them too

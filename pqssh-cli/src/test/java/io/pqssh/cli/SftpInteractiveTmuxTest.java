@@ -1,6 +1,5 @@
 package io.pqssh.cli;
 
-import static io.pqssh.cli.CliHarness.pub;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -34,8 +33,7 @@ class SftpInteractiveTmuxTest {
     @BeforeEach
     void setUp() throws Exception {
         h = new ForwardingHarness(dir);
-        key = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
-        Files.writeString(dir.resolve("authorized_keys"), Files.readString(pub(key)));
+        key = h.userKey();
     }
 
     @AfterEach
@@ -45,12 +43,12 @@ class SftpInteractiveTmuxTest {
 
     @Test
     void againstOpenSshSshd() throws Exception {
-        session(h.startSshd(dir.resolve("authorized_keys"), "Subsystem sftp /usr/lib/openssh/sftp-server"), "bye");
+        session(h.startSshd(h.authorizedKeys(), "Subsystem sftp /usr/lib/openssh/sftp-server"), "bye");
     }
 
     @Test
     void againstPqsshServer() throws Exception {
-        session(h.startServer(dir.resolve("authorized_keys")), "quit");
+        session(h.startServer(h.authorizedKeys()), "quit");
     }
 
     private void session(int port, String quitCommand) throws Exception {
