@@ -111,7 +111,9 @@ class LinkEmulatorTest {
             double m = median(ruler(link)[0]);
             System.out.println("RTT 67: connect on the emulator's clock " + m + " ms, in the client process "
                     + median(connect, 0) + " ms");
-            assertEquals(67.0, m, 1.0, "connect median at RTT 67: " + m);
+            // 3 ms: a median of 9 on a 2-core box that also runs the client and server JVMs came out 68.3 ms once in
+            // CI; a wrong delay (one way instead of the round trip, or a second application of it) is off by >= 33 ms
+            assertEquals(67.0, m, 3.0, "connect median at RTT 67: " + m);
             List<String> report = new ArrayList<>();
             List<String> bad = new ArrayList<>();
             for (int iw : new int[] {10, 3}) {
