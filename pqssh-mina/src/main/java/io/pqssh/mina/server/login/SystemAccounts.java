@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * directly and an entry found there is the answer NSS would give; otherwise, and for names not in the files, the
  * name service answers through {@code getent(1)}, so other sources (LDAP, sssd, systemd) count as they do for
  * sshd. The files alone are used when getent is missing. Reading the files spares each login two process starts
- * (~20–40 ms each on the 2-core box; docs/startup.md).
+ * (14 ms and 70 ms in one strace of a login on the loaded 2-core box; docs/startup.md).
  */
 public final class SystemAccounts implements AccountSource {
     public static final SystemAccounts INSTANCE = new SystemAccounts();
