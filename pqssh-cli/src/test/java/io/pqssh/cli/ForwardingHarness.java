@@ -1,13 +1,16 @@
 package io.pqssh.cli;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.DataInputStream;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -23,10 +26,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
+import com.sun.net.httpserver.HttpServer;
+
 /**
  * For the forwarding, agent and transfer tests: {@code pqssh server} on a thread (stopped by interrupt),
  * {@code pqssh} client processes (a separate JVM, since {@code -N} and the agent run until stopped; ended by PID),
- * and a loopback echo server.
+ * loopback test servers (echo, reply-after-EOF, HTTP) and SOCKS clients (curl, a raw SOCKS5 CONNECT).
  */
 final class ForwardingHarness implements AutoCloseable {
     private final Path dir;
@@ -211,6 +216,62 @@ final class ForwardingHarness implements AutoCloseable {
         }, e -> received.add(("failed: " + e).getBytes(StandardCharsets.UTF_8)));
     }
 
+    /** curl, the SOCKS client of the dynamic forwarding tests. */
+    static final Path CURL = Path.of("/usr/bin/curl");
+
+    /** A loopback HTTP server (stopped by {@link #close}) answering {@code hello from PATH}; returns its port. */
+    int startHttpServer() throws IOException {
+        HttpServer http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 10);
+        http.createContext("/", ex -> {
+            byte[] body = ("hello from " + ex.getRequestURI().getPath() + "\n").getBytes(StandardCharsets.US_ASCII);
+            ex.sendResponseHeaders(200, body.length);
+            try (OutputStream o = ex.getResponseBody()) {
+                o.write(body);
+            }
+        });
+        http.start();
+        closeables.add(() -> http.stop(0));
+        return http.getAddress().getPort();
+    }
+
+    /** {@code curl -sS --max-time 20 PROXYOPTION 127.0.0.1:proxyPort url} (fails loudly without curl). */
+    CliHarness.Result curl(String proxyOption, int proxyPort, String url) throws Exception {
+        CliHarness.requireBinary(CURL, "curl");
+        return CliHarness.exec(dir, List.of(CURL.toString(), "-sS", "--max-time", "20", proxyOption,
+                "127.0.0.1:" + proxyPort, url));
+    }
+
+    /** A raw SOCKS5 CONNECT by host name on a fresh connection; returns the reply code (0 granted). */
+    static int socks5Reply(int proxy, String host, int port) throws IOException {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), proxy)) {
+            return socks5Connect(s, host, port);
+        }
+    }
+
+    /**
+     * SOCKS5 without authentication and CONNECT to {@code host} (as a domain name) on {@code s}; returns the reply
+     * code (0 granted: the socket then carries the connection).
+     */
+    static int socks5Connect(Socket s, String host, int port) throws IOException {
+        s.setSoTimeout(20_000);
+        OutputStream out = s.getOutputStream();
+        DataInputStream in = new DataInputStream(s.getInputStream());
+        out.write(new byte[] {5, 1, 0});
+        byte[] choice = new byte[2];
+        in.readFully(choice);
+        assertArrayEquals(new byte[] {5, 0}, choice, "SOCKS5 method choice");
+        byte[] h = host.getBytes(StandardCharsets.US_ASCII);
+        java.io.ByteArrayOutputStream req = new java.io.ByteArrayOutputStream();
+        req.write(new byte[] {5, 1, 0, 3, (byte) h.length});
+        req.write(h);
+        req.write(new byte[] {(byte) (port >> 8), (byte) port});
+        out.write(req.toByteArray());
+        byte[] reply = new byte[10];
+        in.readFully(reply);
+        assertEquals(5, reply[0], "SOCKS5 reply version");
+        return reply[1];
+    }
+
     /** What a loopback test server does with one accepted connection (closed after it). */
     @FunctionalInterface
     private interface Connection {
@@ -266,10 +327,15 @@ final class ForwardingHarness implements AutoCloseable {
      */
     static byte[] requestThenHalfClose(int port, byte[] request) throws IOException {
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
-            s.setSoTimeout(20_000);
-            sendThenHalfClose(s, request);
-            return s.getInputStream().readAllBytes();
+            return requestThenHalfClose(s, request);
         }
+    }
+
+    /** {@link #requestThenHalfClose(int, byte[])} on a connected socket (say, once a SOCKS handshake is done). */
+    static byte[] requestThenHalfClose(Socket s, byte[] request) throws IOException {
+        s.setSoTimeout(20_000);
+        sendThenHalfClose(s, request);
+        return s.getInputStream().readAllBytes();
     }
 
     private static void sendThenHalfClose(Socket s, byte[] data) throws IOException {

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.function.BiPredicate;
 import java.util.function.Consumer;
+import java.util.function.ObjIntConsumer;
 
 import org.apache.sshd.client.session.ClientSession;
 import org.apache.sshd.client.session.forward.PortForwardingTracker;
@@ -21,7 +22,8 @@ import io.pqssh.mina.forward.RelayChannel;
 import io.pqssh.mina.forward.RemoteForwards;
 
 /**
- * Starts a session's -L and -D forwardings through MINA's forwarder (its SOCKS4/5 proxy serves -D), -R through
+ * Starts a session's TCP -L forwardings through MINA's forwarder, -L with a Unix socket and -D (a SOCKS4/4a/5 server
+ * whose connections become {@code direct-tcpip} channels) through {@link LocalForwardListener}, -R through
  * {@link RemoteForwards} (with a SOCKS server on the client for -R's dynamic form). As ssh: a
  * forwarding that cannot be set up is a warning unless {@code ExitOnForwardFailure yes}, then an error; -L and -D
  * listen on loopback unless a bind address is given or {@code GatewayPorts yes}; -R asks for "localhost" unless a
@@ -38,26 +40,35 @@ public final class PortForwards implements AutoCloseable {
     /**
      * @param gatewayPorts the client's {@code GatewayPorts}: -L/-D without a bind address listen on every interface
      * @param remoteOpen the client's {@code PermitRemoteOpen}: where a remote dynamic forwarding may connect
+     * @param debug ssh's {@code -v} lines with their level (1, 2)
      * @throws IOException when {@code exitOnFailure} and one forwarding failed (the others are stopped)
      */
     public static PortForwards start(ClientSession session, List<ForwardSpec> specs, boolean gatewayPorts,
-            boolean exitOnFailure, BiPredicate<String, Integer> remoteOpen, UnixSockets unix, Consumer<String> warn)
-            throws IOException {
+            boolean exitOnFailure, BiPredicate<String, Integer> remoteOpen, UnixSockets unix, Consumer<String> warn,
+            ObjIntConsumer<String> debug) throws IOException {
         PortForwards pf = new PortForwards();
         for (ForwardSpec s : specs) {
             try {
                 switch (s.kind()) {
                     case LOCAL -> {
                         if (s.bindPath() == null && s.targetPath() == null) {
-                            pf.trackers.add(session.createLocalPortForwardingTracker(
+                            debug.accept(localConnections(s, gatewayPorts, s.targetHost() + ":" + s.targetPort()), 1);
+                            PortForwardingTracker t = session.createLocalPortForwardingTracker(
                                     new SshdSocketAddress(localBind(s, gatewayPorts), s.bindPort()),
-                                    new SshdSocketAddress(s.targetHost(), s.targetPort())));
+                                    new SshdSocketAddress(s.targetHost(), s.targetPort()));
+                            pf.trackers.add(t);
+                            debug.accept(listening(t.getBoundAddress().toInetSocketAddress()), 1);
                         } else {
                             pf.listeners.add(localStreamLocal(session, s, gatewayPorts, unix, warn));
                         }
                     }
-                    case DYNAMIC -> pf.trackers.add(session.createDynamicPortForwardingTracker(
-                            new SshdSocketAddress(localBind(s, gatewayPorts), s.bindPort())));
+                    case DYNAMIC -> {
+                        debug.accept(localConnections(s, gatewayPorts, "socks:0"), 1);
+                        LocalForwardListener l = LocalForwardListener.socks(session,
+                                new InetSocketAddress(localBind(s, gatewayPorts), s.bindPort()), warn, debug);
+                        pf.listeners.add(l);
+                        debug.accept(listening((InetSocketAddress) l.boundAddress()), 1);
+                    }
                     case REMOTE -> remote(session, s, remoteOpen, warn);
                 }
             } catch (IOException | RuntimeException e) {
@@ -116,6 +127,17 @@ public final class PortForwards implements AutoCloseable {
         }
         return LocalForwardListener.tcp(session, new InetSocketAddress(localBind(s, gatewayPorts), s.bindPort()),
                 opening, warn);
+    }
+
+    /** ssh's first {@code -v} line for a TCP -L or -D ({@code target}: {@code host:port}, {@code socks:0} for -D). */
+    private static String localConnections(ForwardSpec s, boolean gatewayPorts, String target) {
+        String listen = s.bindAddress() != null ? s.bindAddress() : gatewayPorts ? "*" : "LOCALHOST";
+        return "Local connections to " + listen + ":" + s.bindPort() + " forwarded to remote address " + target;
+    }
+
+    private static String listening(InetSocketAddress bound) {
+        return "Local forwarding listening on " + bound.getAddress().getHostAddress() + " port " + bound.getPort()
+                + ".";
     }
 
     private static String localBind(ForwardSpec s, boolean gatewayPorts) {

@@ -9,7 +9,6 @@ import java.util.EnumSet;
 import org.apache.sshd.client.channel.ChannelDirectTcpip;
 import org.apache.sshd.client.channel.ClientChannelEvent;
 import org.apache.sshd.client.session.ClientSession;
-import org.apache.sshd.common.channel.exception.SshChannelOpenException;
 import org.apache.sshd.common.util.net.SshdSocketAddress;
 
 import io.pqssh.cli.config.ConfigException;
@@ -87,28 +86,6 @@ public final class StdioForward {
 
     /** ssh's line for a refused channel open ({@code channel N: open failed: reason: text}), or null if none. */
     public static String openFailure(Throwable e) {
-        SshChannelOpenException refused = cause(e);
-        return refused == null ? null : "channel " + refused.getChannelId() + ": open failed: "
-                + reason(refused.getReasonCode()) + ": " + refused.getMessage();
-    }
-
-    private static SshChannelOpenException cause(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SshChannelOpenException o) {
-                return o;
-            }
-        }
-        return null;
-    }
-
-    /** RFC 4254 section 5.1 reason codes, in OpenSSH's words. */
-    private static String reason(int code) {
-        return switch (code) {
-            case 1 -> "administratively prohibited";
-            case 2 -> "connect failed";
-            case 3 -> "unknown channel type";
-            case 4 -> "resource shortage";
-            default -> "unknown reason " + code;
-        };
+        return io.pqssh.mina.forward.OpenFailure.line(e);
     }
 }

@@ -59,11 +59,20 @@ public final class Forwarding {
             return;
         }
         for (ForwardSpec s : specs) {
-            log.debug1("forwarding " + s.kind().name().toLowerCase(java.util.Locale.ROOT) + " " + s);
+            if (s.kind() == ForwardSpec.Kind.REMOTE || s.bindPath() != null || s.targetPath() != null) {
+                log.debug1("forwarding " + s.kind().name().toLowerCase(java.util.Locale.ROOT) + " " + s);
+            } // TCP -L and -D print ssh's own lines as they start
         }
         io.pqssh.cli.forward.PortForwards.start(session, specs, config.flag("GatewayPorts", false),
                 config.flag("ExitOnForwardFailure", false), config.permitRemoteOpen(),
                 new io.pqssh.cli.forward.PortForwards.UnixSockets(config.streamLocalBindMask(),
-                        config.flag("StreamLocalBindUnlink", false)), log::error);
+                        config.flag("StreamLocalBindUnlink", false)), log::error,
+                (message, level) -> {
+                    if (level <= 1) {
+                        log.debug1(message);
+                    } else {
+                        log.debug2(message);
+                    }
+                });
     }
 }

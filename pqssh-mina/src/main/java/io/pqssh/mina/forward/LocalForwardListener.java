@@ -2,6 +2,7 @@ package io.pqssh.mina.forward;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -13,6 +14,7 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.ObjIntConsumer;
 
 import org.apache.sshd.common.session.ConnectionService;
 import org.apache.sshd.common.session.Session;
@@ -46,11 +48,16 @@ public final class LocalForwardListener implements Closeable {
 
         /** {@code direct-tcpip} to {@code host:port}; the originator is given as ssh gives it for a Unix listener. */
         public static Opening directTcpip(String host, int port) {
+            return directTcpip(host, port, "127.0.0.1", 0);
+        }
+
+        /** {@code direct-tcpip} to {@code host:port} for a connection from {@code originHost:originPort}. */
+        static Opening directTcpip(String host, int port, String originHost, int originPort) {
             return new Opening("direct-tcpip", b -> {
                 b.putString(host);
                 b.putUInt(port);
-                b.putString("127.0.0.1");
-                b.putUInt(0);
+                b.putString(originHost);
+                b.putUInt(originPort);
             });
         }
 
@@ -93,6 +100,23 @@ public final class LocalForwardListener implements Closeable {
     /** Listens on a TCP address. */
     public static LocalForwardListener tcp(Session session, SocketAddress bind, Opening opening,
             Consumer<String> warn) throws IOException {
+        return start(session, bindTcp(bind), null, opening, warn);
+    }
+
+    /**
+     * ssh's dynamic forwarding ({@code -D}): listens on a TCP address; each connection is a SOCKS4/4a/5 request
+     * (see {@link SocksConnection}) answered by a {@code direct-tcpip} channel to where it asks.
+     *
+     * @param debug gets ssh's {@code -v} lines with their level (1 or 2)
+     */
+    public static LocalForwardListener socks(Session session, SocketAddress bind, Consumer<String> warn,
+            ObjIntConsumer<String> debug) throws IOException {
+        ServerSocketChannel s = bindTcp(bind);
+        int port = ((InetSocketAddress) s.getLocalAddress()).getPort();
+        return start(session, s, null, c -> SocksConnection.start(session, c, port, warn, debug));
+    }
+
+    private static ServerSocketChannel bindTcp(SocketAddress bind) throws IOException {
         ServerSocketChannel s = ServerSocketChannel.open();
         try {
             s.bind(bind);
@@ -100,7 +124,7 @@ public final class LocalForwardListener implements Closeable {
             s.close();
             throw e;
         }
-        return start(session, s, null, opening, warn);
+        return s;
     }
 
     /**
@@ -158,8 +182,18 @@ public final class LocalForwardListener implements Closeable {
         return out;
     }
 
+    /** What the acceptor does with one accepted connection (it owns the connection from then on). */
+    private interface Accepted {
+        void serve(SocketChannel c) throws IOException;
+    }
+
     private static LocalForwardListener start(Session session, ServerSocketChannel s, Path file, Opening opening,
             Consumer<String> warn) {
+        return start(session, s, file, c -> relay(session, c, opening, new byte[0], new byte[0], warn, t -> {
+        }));
+    }
+
+    private static LocalForwardListener start(Session session, ServerSocketChannel s, Path file, Accepted accepted) {
         LocalForwardListener l = new LocalForwardListener(s, file);
         Thread acceptor = new Thread(() -> {
             while (!l.closed && session.isOpen()) {
@@ -170,26 +204,9 @@ public final class LocalForwardListener implements Closeable {
                     break; // closed
                 }
                 try {
-                    OutgoingRelayChannel ch = new OutgoingRelayChannel(opening.type, opening.data, c);
-                    session.getService(ConnectionService.class).registerChannel(ch);
-                    ch.open().addListener(f -> {
-                        if (!f.isOpened()) {
-                            Throwable t = f.getException();
-                            warn.accept("channel " + ch.getChannelId() + ": open failed: " + (t == null ? "refused"
-                                    : t.getMessage()));
-                            try {
-                                c.close();
-                            } catch (IOException e) {
-                                // already closed
-                            }
-                        }
-                    });
+                    accepted.serve(c);
                 } catch (IOException | RuntimeException e) {
-                    try {
-                        c.close();
-                    } catch (IOException e2) {
-                        e.addSuppressed(e2);
-                    }
+                    closeQuietly(c);
                     if (!session.isOpen()) {
                         break;
                     }
@@ -201,6 +218,37 @@ public final class LocalForwardListener implements Closeable {
         acceptor.start();
         session.addCloseFutureListener(f -> l.close());
         return l;
+    }
+
+    /**
+     * Opens an {@link OutgoingRelayChannel} for {@code c} (see its constructor for {@code toLocalOnOpen} and
+     * {@code toPeerFirst}); a refused open is reported as ssh reports it, handed to {@code refused} (the failure,
+     * an {@code SshChannelOpenException} when the peer refused) and then closes {@code c}.
+     */
+    static OutgoingRelayChannel relay(Session session, SocketChannel c, Opening opening, byte[] toLocalOnOpen,
+            byte[] toPeerFirst, Consumer<String> warn, Consumer<Throwable> refused) throws IOException {
+        OutgoingRelayChannel ch = new OutgoingRelayChannel(opening.type, opening.data, c, toLocalOnOpen,
+                toPeerFirst);
+        session.getService(ConnectionService.class).registerChannel(ch);
+        ch.open().addListener(f -> {
+            if (!f.isOpened()) {
+                Throwable t = f.getException();
+                String line = OpenFailure.line(t);
+                warn.accept(line != null ? line : "channel " + ch.getChannelId() + ": open failed: "
+                        + (t == null ? "refused" : t.getMessage()));
+                refused.accept(t);
+                closeQuietly(c);
+            }
+        });
+        return ch;
+    }
+
+    static void closeQuietly(SocketChannel c) {
+        try {
+            c.close();
+        } catch (IOException e) {
+            // already closed
+        }
     }
 
     /** The bound address (a TCP port chosen by the system when 0 was asked). */

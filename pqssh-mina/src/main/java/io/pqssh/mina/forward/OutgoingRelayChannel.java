@@ -24,6 +24,8 @@ import org.apache.sshd.common.util.buffer.Buffer;
 public final class OutgoingRelayChannel extends AbstractClientChannel {
     private final Consumer<Buffer> openData;
     private final SocketChannel local;
+    private final byte[] toLocalOnOpen;
+    private final byte[] toPeerFirst;
     private final Object lock = new Object();
     private boolean peerEof; // guarded by lock
     private boolean localEof; // guarded by lock
@@ -34,9 +36,21 @@ public final class OutgoingRelayChannel extends AbstractClientChannel {
      * @param local the accepted connection (blocking mode); closed with the channel
      */
     public OutgoingRelayChannel(String type, Consumer<Buffer> openData, SocketChannel local) {
+        this(type, openData, local, new byte[0], new byte[0]);
+    }
+
+    /**
+     * A channel for a connection whose first bytes were a SOCKS request: {@code toLocalOnOpen} (the SOCKS success
+     * reply) is written to the connection when the peer confirms the channel, before any of the peer's data, and
+     * {@code toPeerFirst} (what the client sent after its request) goes to the peer before the rest of the stream.
+     */
+    public OutgoingRelayChannel(String type, Consumer<Buffer> openData, SocketChannel local, byte[] toLocalOnOpen,
+            byte[] toPeerFirst) {
         super(type);
         this.openData = Objects.requireNonNull(openData);
         this.local = Objects.requireNonNull(local);
+        this.toLocalOnOpen = toLocalOnOpen.clone();
+        this.toPeerFirst = toPeerFirst.clone();
     }
 
     @Override
@@ -59,9 +73,14 @@ public final class OutgoingRelayChannel extends AbstractClientChannel {
     @Override
     protected void doOpen() throws IOException {
         addCloseFutureListener(f -> closeLocal());
+        // doOpen runs on the confirmation, before the peer's first CHANNEL_DATA is handled: the reply comes first
+        ByteBuffer reply = ByteBuffer.wrap(toLocalOnOpen);
+        while (reply.hasRemaining()) {
+            local.write(reply);
+        }
         OutputStream toPeer = new ChannelOutputStream(this, getRemoteWindow(), log, SshConstants.SSH_MSG_CHANNEL_DATA,
                 true);
-        SocketPump.start(local, toPeer, "forward-relay-out", () -> {
+        SocketPump.start(local, toPeer, toPeerFirst, "forward-relay-out", () -> {
             boolean both;
             synchronized (lock) {
                 localEof = true;

@@ -229,7 +229,7 @@ public final class RelayChannel extends AbstractServerChannel {
     }
 
     private void startPump(SocketChannel s) {
-        SocketPump.start(s, toPeer, "forward-relay", () -> {
+        SocketPump.start(s, toPeer, new byte[0], "forward-relay", () -> {
             boolean both;
             synchronized (lock) {
                 socketEof = true;

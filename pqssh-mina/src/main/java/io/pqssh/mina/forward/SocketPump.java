@@ -15,13 +15,19 @@ final class SocketPump {
     }
 
     /**
+     * @param first  bytes already read from the socket (past a SOCKS request), sent before anything read now
      * @param ended  run after CHANNEL_EOF was sent (the channel closes once both directions ended)
      * @param failed run when reading the socket or writing the channel fails
      */
-    static void start(SocketChannel from, OutputStream toPeer, String threadName, Runnable ended, Runnable failed) {
+    static void start(SocketChannel from, OutputStream toPeer, byte[] first, String threadName, Runnable ended,
+            Runnable failed) {
         Thread pump = new Thread(() -> {
             ByteBuffer buf = ByteBuffer.allocate(32 * 1024);
             try {
+                if (first.length > 0) {
+                    toPeer.write(first);
+                    toPeer.flush();
+                }
                 while (from.read(buf) >= 0) {
                     buf.flip();
                     toPeer.write(buf.array(), 0, buf.limit());

@@ -16,6 +16,7 @@ public final class SocksHandshake {
     /** SOCKS5 reply codes (RFC 1928 section 6) the caller may send. */
     public static final int GENERAL_FAILURE = 1;
     public static final int NOT_ALLOWED = 2;
+    public static final int NETWORK_UNREACHABLE = 3;
     public static final int HOST_UNREACHABLE = 4;
     public static final int CONNECTION_REFUSED = 5;
     private static final int COMMAND_NOT_SUPPORTED = 7;
@@ -193,6 +194,11 @@ public final class SocksHandshake {
             return fail(reply, failure(GENERAL_FAILURE), "empty SOCKS host name");
         }
         return new Step(reply.toByteArray(), host, port, Arrays.copyOfRange(b, end, b.length), null);
+    }
+
+    /** The SOCKS version the client speaks (4 for SOCKS4 and 4a, 5), once its first byte was read; else 0. */
+    public int version() {
+        return version;
     }
 
     /** The reply telling the client its connection is set up. */
