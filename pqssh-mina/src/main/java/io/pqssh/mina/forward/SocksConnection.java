@@ -15,9 +15,9 @@ import org.apache.sshd.common.session.Session;
  * One connection to ssh's dynamic forwarding listener ({@code -D}), on a thread of its own: the SOCKS4/4a/5
  * handshake is read from the connection ({@link SocksHandshake}: no authentication, CONNECT only), then a
  * {@code direct-tcpip} channel is opened to the requested host and port with the connection's own address as
- * originator, as ssh does. The SOCKS success reply is sent when the server confirms the channel (ssh sends it before),
- * so a refused open answers a SOCKS failure before the connection is closed; a malformed handshake is answered as
- * {@link SocksHandshake} says and closed. Once open, the connection is an {@link OutgoingRelayChannel} (half-close
+ * originator, as ssh does. As with ssh, the SOCKS success reply reaches the client once the server confirmed the
+ * channel; unlike ssh, which then just closes, a refused open answers a SOCKS failure first, so the client can say
+ * why. A malformed handshake is answered as {@link SocksHandshake} says and closed. Once open, the connection is an {@link OutgoingRelayChannel} (half-close
  * both ways).
  */
 final class SocksConnection {
