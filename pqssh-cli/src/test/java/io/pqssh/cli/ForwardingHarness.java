@@ -13,6 +13,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.Channels;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -184,6 +189,55 @@ final class ForwardingHarness implements AutoCloseable {
         CliHarness.waitUntil(Duration.ofSeconds(90), () -> !p.process().isAlive() || CliHarness.portOpen(port),
                 p::output);
         assertTrue(p.process().isAlive(), p.output());
+    }
+
+    /**
+     * A Unix-socket echo server at {@code name} in the test directory (closed and its file removed by {@link #close});
+     * returns the socket's path.
+     */
+    Path startUnixEchoServer(String name) throws IOException {
+        Path p = dir.resolve(name);
+        ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        s.bind(UnixDomainSocketAddress.of(p));
+        closeables.add(() -> {
+            s.close();
+            Files.deleteIfExists(p);
+        });
+        Thread t = new Thread(() -> {
+            while (s.isOpen()) {
+                try {
+                    SocketChannel c = s.accept();
+                    Thread e = new Thread(() -> {
+                        try (c) {
+                            Channels.newInputStream(c).transferTo(Channels.newOutputStream(c));
+                        } catch (IOException ex) {
+                            // dropped
+                        }
+                    }, "unix-echo-conn");
+                    e.setDaemon(true);
+                    e.start();
+                } catch (IOException ex) {
+                    return;
+                }
+            }
+        }, "unix-echo");
+        t.setDaemon(true);
+        t.start();
+        return p;
+    }
+
+    /** Waits until the Unix socket {@code socket} accepts connections (or the process died: then fails). */
+    void awaitSocket(Proc p, Path socket) throws InterruptedException {
+        CliHarness.waitUntil(Duration.ofSeconds(90), () -> !p.process().isAlive() || connectable(socket), p::output);
+        assertTrue(p.process().isAlive(), p.output());
+    }
+
+    private static boolean connectable(Path socket) {
+        try (SocketChannel c = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** A loopback server that echoes every connection's bytes; returns its port. */
@@ -361,15 +415,19 @@ final class ForwardingHarness implements AutoCloseable {
         }, "round-trip-writer");
         writer.setDaemon(true);
         writer.start();
+        return readUpTo(s.getInputStream(), data.length);
+    }
+
+    /** Reads until {@code n} bytes came or the stream ended (bounded by the stream's own read timeout). */
+    static byte[] readUpTo(InputStream in, int n) throws IOException {
         java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
-        InputStream in = s.getInputStream();
         byte[] buf = new byte[16384];
-        while (got.size() < data.length) {
-            int n = in.read(buf);
-            if (n < 0) {
+        while (got.size() < n) {
+            int r = in.read(buf);
+            if (r < 0) {
                 break;
             }
-            got.write(buf, 0, n);
+            got.write(buf, 0, r);
         }
         return got.toByteArray();
     }
