@@ -20,10 +20,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code pqssh ssh -D [bind:]port} and {@code DynamicForward} (pqssh's own SOCKS4/4a/5 listener, a {@code direct-tcpip}
@@ -33,28 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * reads what follows; an unreachable target answered with a SOCKS failure; a malformed greeting dropped while other
  * connections go on; ssh's {@code -v} lines; {@code ExitOnForwardFailure} for a port already taken.
  */
-class DynamicForwardTest {
-    @TempDir
-    Path dir;
-
-    private ForwardingHarness h;
-    private Path key;
-    private int httpPort;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        CliHarness.requireBinary(CliHarness.SSH_KEYGEN, "openssh-client");
-        CliHarness.requireBinary(ForwardingHarness.CURL, "curl");
-        h = new ForwardingHarness(dir);
-        key = h.userKey();
-        httpPort = h.startHttpServer();
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        h.close();
-    }
-
+class DynamicForwardTest extends SocksForwardFixture {
     @Test
     void againstOpenSshSshd() throws Exception {
         // LogLevel DEBUG1: sshd logs each direct-tcpip request's originator, which must be the SOCKS client's socket

@@ -3,7 +3,6 @@ package io.pqssh.cli;
 import static io.pqssh.cli.CliHarness.pub;
 import static io.pqssh.cli.ForwardingHarness.assertEcho;
 import static io.pqssh.cli.ForwardingHarness.random;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -75,22 +74,12 @@ class ForwardingEndToEndTest {
 
         // SOCKS5: no authentication, CONNECT to 127.0.0.1:echo by IPv4 address
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), d)) {
-            s.setSoTimeout(20_000);
-            OutputStream out = s.getOutputStream();
-            DataInputStream in = new DataInputStream(s.getInputStream());
-            out.write(new byte[] {5, 1, 0});
-            byte[] choice = new byte[2];
-            in.readFully(choice);
-            assertArrayEquals(new byte[] {5, 0}, choice, "SOCKS5 method choice");
-            out.write(new byte[] {5, 1, 0, 1, 127, 0, 0, 1, (byte) (echo >> 8), (byte) echo});
-            byte[] reply = new byte[10];
-            in.readFully(reply);
-            assertEquals(5, reply[0], "SOCKS5 reply version");
-            assertEquals(0, reply[1], "SOCKS5 CONNECT succeeded");
+            assertEquals(0, ForwardingHarness.socks5ConnectIpv4(s, new byte[] {127, 0, 0, 1}, echo),
+                    "SOCKS5 CONNECT succeeded");
             byte[] small = random(50_000);
             assertEcho(small, ForwardingHarness.roundTrip(s, small), "-D SOCKS5");
         }
-        // SOCKS4 too (MINA's proxy speaks both)
+        // SOCKS4 too
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), d)) {
             s.setSoTimeout(20_000);
             OutputStream out = s.getOutputStream();

@@ -307,6 +307,21 @@ final class ForwardingHarness implements AutoCloseable {
      * code (0 granted: the socket then carries the connection).
      */
     static int socks5Connect(Socket s, String host, int port) throws IOException {
+        byte[] h = host.getBytes(StandardCharsets.US_ASCII);
+        byte[] address = new byte[h.length + 2];
+        address[0] = 3;
+        address[1] = (byte) h.length;
+        System.arraycopy(h, 0, address, 2, h.length);
+        return socks5(s, address, port);
+    }
+
+    /** {@link #socks5Connect} to an IPv4 address (address type 1). */
+    static int socks5ConnectIpv4(Socket s, byte[] ipv4, int port) throws IOException {
+        return socks5(s, new byte[] {1, ipv4[0], ipv4[1], ipv4[2], ipv4[3]}, port);
+    }
+
+    /** {@code address}: ATYP and DST.ADDR of the request (RFC 1928 section 4). */
+    private static int socks5(Socket s, byte[] address, int port) throws IOException {
         s.setSoTimeout(20_000);
         OutputStream out = s.getOutputStream();
         DataInputStream in = new DataInputStream(s.getInputStream());
@@ -314,10 +329,9 @@ final class ForwardingHarness implements AutoCloseable {
         byte[] choice = new byte[2];
         in.readFully(choice);
         assertArrayEquals(new byte[] {5, 0}, choice, "SOCKS5 method choice");
-        byte[] h = host.getBytes(StandardCharsets.US_ASCII);
         java.io.ByteArrayOutputStream req = new java.io.ByteArrayOutputStream();
-        req.write(new byte[] {5, 1, 0, 3, (byte) h.length});
-        req.write(h);
+        req.write(new byte[] {5, 1, 0});
+        req.write(address);
         req.write(new byte[] {(byte) (port >> 8), (byte) port});
         out.write(req.toByteArray());
         byte[] reply = new byte[10];

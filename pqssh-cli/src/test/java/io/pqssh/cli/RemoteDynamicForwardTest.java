@@ -16,10 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code pqssh ssh -N -R [bind:]port} (remote dynamic forwarding): the server listens, each connection is a SOCKS4/5
@@ -27,28 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * where. Against Debian's sshd and pqssh server, with curl as the SOCKS client to a loopback HTTP server, and a raw
  * SOCKS client for the refusals. Also: a -R connection's half-close reaches the target and the reply comes back.
  */
-class RemoteDynamicForwardTest {
-    @TempDir
-    Path dir;
-
-    private ForwardingHarness h;
-    private Path key;
-    private int httpPort;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        CliHarness.requireBinary(CliHarness.SSH_KEYGEN, "openssh-client");
-        CliHarness.requireBinary(ForwardingHarness.CURL, "curl");
-        h = new ForwardingHarness(dir);
-        key = h.userKey();
-        httpPort = h.startHttpServer();
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        h.close();
-    }
-
+class RemoteDynamicForwardTest extends SocksForwardFixture {
     private ForwardingHarness.Proc client(int serverPort, String... extra) throws IOException {
         List<String> args = new ArrayList<>(List.of("-F", "none", "-o", "ExitOnForwardFailure=yes"));
         args.addAll(List.of(extra));
