@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -23,6 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SftpInteractiveTmuxTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
+    /** sftp's finished meter line for local.bin in a 100-column terminal: name in 65 columns, 100%, size, rate, time. */
+    private static final String METER = "local\\.bin {56} 100%  293KB +[0-9.]+[KMG]B/s   00:\\d\\d *\nsftp> ";
 
     @TempDir
     Path dir;
@@ -72,7 +75,9 @@ class SftpInteractiveTmuxTest {
             pane.awaitText(WAIT, "Remote working directory: " + remote + "\nsftp> ");
 
             command(pane, "put local.bin");
-            pane.awaitText(WAIT, "Uploading local.bin to " + remote + "/local.bin\nsftp> ");
+            // sftp's progress meter on a terminal: name, 100%, size, rate, time (the pane is 100 columns wide)
+            pane.await(WAIT, "put's progress meter", s -> Pattern.compile("Uploading local\\.bin to "
+                    + Pattern.quote(remote + "/local.bin") + "\n" + METER).matcher(s).find());
             assertArrayEquals(data, Files.readAllBytes(remote.resolve("local.bin")), "put: bytes differ");
 
             command(pane, "mkdir sub");
@@ -85,7 +90,8 @@ class SftpInteractiveTmuxTest {
             command(pane, "lpwd");
             pane.awaitText(WAIT, "Local working directory: " + down + "\nsftp> ");
             command(pane, "get local.bin copy.bin");
-            pane.awaitText(WAIT, "Fetching " + remote + "/local.bin to copy.bin\nsftp> ");
+            pane.await(WAIT, "get's progress meter", s -> Pattern.compile("Fetching "
+                    + Pattern.quote(remote + "/local.bin") + " to copy\\.bin\n" + METER).matcher(s).find());
             assertArrayEquals(data, Files.readAllBytes(down.resolve("copy.bin")), "get: bytes differ");
 
             // errors are reported with OpenSSH's text and the prompt comes back

@@ -16,6 +16,16 @@ public final class Terminals {
         return !surelyNotTerminal(0) && Posix.isatty(0);
     }
 
+    /** Whether file descriptor {@code fd} (1: stdout, 2: stderr) is a terminal. */
+    public static boolean isTerminal(int fd) {
+        return !Boolean.getBoolean("pqssh.ssh.noTerminal") && !surelyNotTerminal(fd) && Posix.isatty(fd);
+    }
+
+    /** The width of the terminal on {@code fd}, or -1 when it is not a terminal. */
+    public static int columns(int fd) {
+        return Posix.columns(fd);
+    }
+
     /** The width of the terminal on stdin, or -1 when stdin is not a terminal. */
     public static int stdinColumns() {
         return Posix.columns(0);

@@ -30,8 +30,10 @@ import picocli.CommandLine.Parameters;
 @Command(name = "sftp", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Interactive file transfer (like sftp) over pqssh's login; -b FILE runs commands from FILE",
                 "('-' for stdin) and stops at the first error with exit status 1.",
-                "Commands: ls [-1al] [path], cd [path], pwd, lcd [path], lls, lpwd, lmkdir path, get [-R] remote [local],",
-                "put [-R] local [remote], mkdir path, rmdir path, rm path, rename old new, version, !cmd, bye, help."})
+                "Commands: ls [-1al] [path], cd [path], pwd, lcd [path], lls, lpwd, lmkdir path, lumask umask,",
+                "get/reget [-afpR] remote [local], put/reput [-afpR] local [remote], mkdir, rmdir, rm, rename old new,",
+                "chmod/chown/chgrp [-h] n path, ln [-s] old new, symlink old new, cp old new, df [-hi] [path],",
+                "progress, version, !cmd, bye, help."})
 public final class SftpCommand implements Callable<Integer> {
     @Option(names = "-b", paramLabel = "batchfile", description = "Batch mode: commands from this file.")
     String batch;
@@ -71,9 +73,15 @@ public final class SftpCommand implements Callable<Integer> {
         if (batchLines == null && !session.quiet) {
             System.err.println("Connected to " + host + ".");
         }
-        try (SftpClient sftp = SftpClientFactory.instance().createSftpClient(s)) {
-            SftpShell shell = new SftpShell(sftp, out, System.err, recursiveDefault,
-                    batchLines != null || session.quiet, Terminals::stdinColumns);
+        // SFTP version 3, the one OpenSSH's sftp and sftp-server speak (MINA's server would agree on 6): the OpenSSH
+        // extensions and SftpRequests' attributes are defined for it
+        try (SftpClient sftp = SftpClientFactory.instance().createSftpClient(s,
+                org.apache.sshd.sftp.client.SftpVersionSelector.fixedVersionSelector(3))) {
+            boolean progress = batchLines == null && !session.quiet && Terminals.isTerminal(2);
+            boolean meter = Terminals.isTerminal(1);
+            SftpShell shell = new SftpShell(sftp, out, System.err, new SftpShell.Mode(recursiveDefault,
+                    batchLines != null, session.quiet, progress, Terminals::stdinColumns,
+                    meter ? () -> Terminals.columns(1) : () -> -1));
             if (!shell.startIn(startDir)) {
                 return 1;
             }

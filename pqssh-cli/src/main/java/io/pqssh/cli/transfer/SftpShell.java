@@ -6,10 +6,16 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntSupplier;
 
 import org.apache.sshd.sftp.client.SftpClient;
+import org.apache.sshd.sftp.client.extensions.CopyDataExtension;
+import org.apache.sshd.sftp.client.extensions.openssh.OpenSSHStatExtensionInfo;
+import org.apache.sshd.sftp.client.extensions.openssh.OpenSSHStatPathExtension;
 import org.apache.sshd.sftp.common.SftpConstants;
 import org.apache.sshd.sftp.common.SftpException;
 
@@ -37,50 +43,83 @@ final class SftpShell {
             "Available commands:",
             row("bye", "Quit sftp"),
             row("cd path", "Change remote directory to 'path'"),
+            row("chgrp [-h] grp path", "Change group of file 'path' to 'grp'"),
+            row("chmod [-h] mode path", "Change permissions of file 'path' to 'mode'"),
+            row("chown [-h] own path", "Change owner of file 'path' to 'own'"),
+            row("copy oldpath newpath", "Copy remote file"),
+            row("cp oldpath newpath", "Copy remote file"),
+            row("df [-hi] [path]", "Display statistics for current directory or"),
+            row("", "filesystem containing 'path'"),
             row("exit", "Quit sftp"),
-            row("get [-R] remote [local]", "Download file"),
+            row("get [-afpR] remote [local]", "Download file"),
             row("help", "Display this help text"),
             row("lcd path", "Change local directory to 'path'"),
             row("lls [ls-options [path]]", "Display local directory listing"),
             row("lmkdir path", "Create local directory"),
+            row("ln [-s] oldpath newpath", "Link remote file (-s for symlink)"),
             row("lpwd", "Print local working directory"),
             row("ls [-1al] [path]", "Display remote directory listing"),
+            row("lumask umask", "Set local umask to 'umask'"),
             row("mkdir path", "Create remote directory"),
-            row("put [-R] local [remote]", "Upload file"),
+            row("progress", "Toggle display of progress meter"),
+            row("put [-afpR] local [remote]", "Upload file"),
             row("pwd", "Display remote working directory"),
             row("quit", "Quit sftp"),
+            row("reget [-fpR] remote [local]", "Resume download file"),
             row("rename oldpath newpath", "Rename remote file"),
+            row("reput [-fpR] local [remote]", "Resume upload file"),
             row("rm path", "Delete remote file"),
             row("rmdir path", "Remove remote directory"),
+            row("symlink oldpath newpath", "Symlink remote file"),
             row("version", "Show SFTP version"),
             row("!command", "Execute 'command' in local shell"),
             row("!", "Escape to local shell"),
             row("?", "Synonym for help"));
 
+    /**
+     * How the shell was started: {@code batch} (-b: no "Fetching"/"Uploading"/"Changing" lines, no meter),
+     * {@code quiet} (-q: the same, and no informational lines), whether the meter starts on (sftp: unless -b, -q or
+     * stderr is no terminal; the {@code progress} command toggles it), the terminal width for listings (-1 without
+     * one), and the stdout terminal's width for the meter (-1: stdout is no terminal, never a meter).
+     */
+    record Mode(boolean recursiveDefault, boolean batch, boolean quiet, boolean progress, IntSupplier terminalColumns,
+            IntSupplier meterColumns) {
+    }
+
     private final SftpClient sftp;
+    private final SftpRequests requests;
     private final PrintStream out;
     private final PrintStream err;
     private final boolean recursiveDefault;
     private final boolean quiet;
+    private final boolean informational;
     private final IntSupplier terminalColumns;
+    private final IntSupplier meterColumns;
     private final String home;
+    private final AtomicBoolean interrupted = new AtomicBoolean();
     private String cwd;
     private Path lcwd = Path.of("").toAbsolutePath();
+    private int umask = LocalUmask.current();
+    private boolean progress;
 
-    /**
-     * @param quiet           batch mode: no "Fetching", "Uploading", "Removing" lines (as sftp -b)
-     * @param terminalColumns the terminal's width, or -1 without one (listings are then 80 columns wide)
-     */
-    SftpShell(SftpClient sftp, PrintStream out, PrintStream err, boolean recursiveDefault, boolean quiet,
-            IntSupplier terminalColumns) throws IOException {
+    SftpShell(SftpClient sftp, PrintStream out, PrintStream err, Mode mode) throws IOException {
         this.sftp = sftp;
+        this.requests = new SftpRequests(sftp);
         this.out = out;
         this.err = err;
-        this.recursiveDefault = recursiveDefault;
-        this.quiet = quiet;
-        this.terminalColumns = terminalColumns;
+        this.recursiveDefault = mode.recursiveDefault();
+        this.quiet = mode.batch() || mode.quiet();
+        this.informational = !mode.quiet();
+        this.terminalColumns = mode.terminalColumns();
+        this.meterColumns = mode.meterColumns();
+        this.progress = mode.progress();
         this.home = sftp.canonicalPath(".");
         this.cwd = home;
+    }
+
+    /** Ctrl-C during a command: the running transfer stops at its next block (sftp's "Interrupt"). */
+    void interrupt() {
+        interrupted.set(true);
     }
 
     /** Changes to the directory of {@code user@host:dir}; false (message printed) when it is not one. */
@@ -89,6 +128,7 @@ final class SftpShell {
     }
 
     Outcome execute(String line) {
+        interrupted.set(false);
         String trimmed = line.strip();
         if (trimmed.startsWith("!")) {
             return shell(trimmed.substring(1).strip());
@@ -117,17 +157,29 @@ final class SftpShell {
                 case "lmkdir" -> lmkdir(need(args, 1, cmd));
                 case "ls", "dir" -> ls(flags, args);
                 case "lls" -> localShell("ls" + (trimmed.length() > 3 ? trimmed.substring(3) : ""));
-                case "get" -> get(flags, need(args, 1, cmd), args.size() > 1 ? args.get(1) : null);
-                case "put" -> put(flags, need(args, 1, cmd), args.size() > 1 ? args.get(1) : null);
+                case "get", "reget" -> get(ShellArgs.parse(a, "afPpRr"), cmd.equals("reget"));
+                case "put", "reput" -> put(ShellArgs.parse(a, "afPpRr"), cmd.equals("reput"));
                 case "mkdir" -> remote("remote mkdir \"%s\"", resolve(need(args, 1, cmd)), sftp::mkdir);
                 case "rmdir" -> remote("remote rmdir \"%s\"", resolve(need(args, 1, cmd)), sftp::rmdir);
                 case "rm" -> rm(need(args, 1, cmd));
                 case "rename" -> rename(resolve(need(args, 2, cmd)), resolve(args.get(1)));
+                case "chmod", "chown", "chgrp" -> change(cmd, ShellArgs.parse(a, "h"));
+                case "ln", "symlink" -> link(cmd, ShellArgs.parse(a, cmd.equals("ln") ? "s" : ""));
+                case "copy", "cp" -> copy(cmd, ShellArgs.parse(a, ""));
+                case "df" -> df(ShellArgs.parse(a, "hi"));
+                case "lumask" -> lumask(ShellArgs.parse(a, ""));
+                case "progress" -> {
+                    ShellArgs.parse(a, "");
+                    progress = !progress;
+                    out.println(progress ? "Progress meter enabled" : "Progress meter disabled");
+                }
                 default -> throw new Failure("Invalid command.");
             }
             return Outcome.OK;
-        } catch (Failure f) {
+        } catch (Failure | ShellArgs.BadFlag f) {
             err.println(f.getMessage());
+        } catch (SftpTransfers.Interrupted e) {
+            // "Interrupt" was printed when Ctrl-C came
         } catch (IOException | RuntimeException e) {
             err.println(cmd + ": " + text(e));
         }
@@ -180,7 +232,8 @@ final class SftpShell {
 
     private void lmkdir(String arg) throws Failure {
         try {
-            Files.createDirectory(lcwd.resolve(arg));
+            Path made = Files.createDirectory(lcwd.resolve(arg));
+            SftpTransfers.setMode(made, 0777 & ~umask);
         } catch (IOException e) {
             throw new Failure("Couldn't create local directory \"" + arg + "\": "
                     + (Files.exists(lcwd.resolve(arg)) ? "File exists" : text(e)));
@@ -268,9 +321,20 @@ final class SftpShell {
         out.flush();
     }
 
-    private void get(List<String> flags, String remoteArg, String localArg) throws IOException, Failure {
-        boolean recursive = recursiveDefault || String.join("", flags).matches(".*[rR].*");
-        String remote = resolve(remoteArg);
+    private SftpTransfers.Options options(ShellArgs p, boolean resume) {
+        ProgressMeter.Factory meter = progress && meterColumns.getAsInt() > 0 ? ProgressMeter.on(out, meterColumns)
+                : ProgressMeter.Factory.NONE;
+        return new SftpTransfers.Options(recursiveDefault || p.has('r') || p.has('R'), resume || p.has('a'),
+                p.has('p') || p.has('P'), p.has('f'), umask, meter, interrupted::get);
+    }
+
+    private void get(ShellArgs p, boolean reget) throws IOException, Failure {
+        if (p.operands().isEmpty()) {
+            throw new Failure("You must specify at least one path after a " + (reget ? "reget" : "get") + " command.");
+        }
+        SftpTransfers.Options o = options(p, reget);
+        String localArg = p.operands().size() > 1 ? p.operands().get(1) : null;
+        String remote = resolve(p.operands().get(0));
         List<String> sources = hasGlob(remote) ? glob(remote) : List.of(remote);
         if (sources.isEmpty()) {
             throw new Failure("File \"" + remote + "\" not found.");
@@ -282,7 +346,7 @@ final class SftpShell {
             } catch (IOException e) {
                 throw new Failure("File \"" + src + "\" not found.");
             }
-            if (a.isDirectory() && !recursive) {
+            if (a.isDirectory() && !o.recursive()) {
                 throw new Failure("download " + src + "/: not a regular file");
             }
             String shownLocal;
@@ -294,14 +358,28 @@ final class SftpShell {
                 shownLocal = localArg;
             }
             if (!quiet) {
-                out.println("Fetching " + src + (a.isDirectory() ? "/" : "") + " to " + shownLocal);
+                out.println((o.resume() ? "Resuming " : "Fetching ") + src + (a.isDirectory() ? "/" : "") + " to "
+                        + shownLocal);
             }
-            SftpTransfers.download(sftp, src, lcwd.resolve(shownLocal), recursive);
+            long written;
+            try {
+                written = SftpTransfers.download(sftp, src, lcwd.resolve(shownLocal), o);
+            } catch (SftpTransfers.TransferException e) {
+                throw new Failure(e.message(shownLocal));
+            }
+            if (o.resume() && written == 0 && !a.isDirectory() && informational) {
+                err.println("File \"" + shownLocal + "\" was not modified");
+            }
         }
     }
 
-    private void put(List<String> flags, String localArg, String remoteArg) throws IOException, Failure {
-        boolean recursive = recursiveDefault || String.join("", flags).matches(".*[rR].*");
+    private void put(ShellArgs p, boolean reput) throws IOException, Failure {
+        if (p.operands().isEmpty()) {
+            throw new Failure("You must specify at least one path after a " + (reput ? "reput" : "put") + " command.");
+        }
+        SftpTransfers.Options o = options(p, reput);
+        String localArg = p.operands().get(0);
+        String remoteArg = p.operands().size() > 1 ? p.operands().get(1) : null;
         List<String> sources = localGlob(localArg);
         if (sources.isEmpty()) {
             throw new Failure("stat " + localArg + ": No such file or directory");
@@ -311,7 +389,7 @@ final class SftpShell {
             if (!Files.exists(local)) {
                 throw new Failure("stat " + src + ": No such file or directory");
             }
-            if (Files.isDirectory(local) && !recursive) {
+            if (Files.isDirectory(local) && !o.recursive()) {
                 throw new Failure("local \"" + (src.endsWith("/") ? src : src + "/") + "\" is not a regular file");
             }
             String name = local.normalize().getFileName().toString();
@@ -325,10 +403,170 @@ final class SftpShell {
                 }
             }
             if (!quiet) {
-                out.println("Uploading " + src + (Files.isDirectory(local) ? "/" : "") + " to " + remote);
+                out.println((o.resume() ? "Resuming upload of " : "Uploading ") + src
+                        + (Files.isDirectory(local) ? "/" : "") + " to " + remote);
             }
-            SftpTransfers.upload(sftp, local, remote, recursive);
+            try {
+                SftpTransfers.upload(sftp, local, remote, o);
+            } catch (SftpTransfers.TransferException e) {
+                throw new Failure(e.message(src));
+            }
         }
+    }
+
+    /** chmod (octal mode), chown and chgrp (numeric ids) on every match of a glob; -h: the link, not its target. */
+    private void change(String cmd, ShellArgs p) throws IOException, Failure {
+        long n = number(cmd, p.operands(), cmd.equals("chmod") ? 8 : 10);
+        if (p.operands().size() < 2) {
+            throw new Failure("You must specify a path after a " + cmd + " command.");
+        }
+        boolean follow = !p.has('h');
+        if (!follow && !requests.offers(SftpRequests.LSETSTAT)) {
+            throw new Failure("Server does not support " + SftpRequests.LSETSTAT + " extension");
+        }
+        String path = resolve(p.operands().get(1));
+        List<String> targets = hasGlob(path) ? glob(path) : List.of();
+        for (String t : targets.isEmpty() ? List.of(path) : targets) {
+            SftpRequests.Change change;
+            if (cmd.equals("chmod")) {
+                change = SftpRequests.Change.permissions((int) n);
+            } else {
+                SftpClient.Attributes a;
+                try {
+                    a = follow ? sftp.stat(t) : sftp.lstat(t);
+                } catch (IOException e) {
+                    throw new Failure("stat remote: " + text(e));
+                }
+                change = cmd.equals("chown") ? SftpRequests.Change.owner((int) n, a.getGroupId())
+                        : SftpRequests.Change.owner(a.getUserId(), (int) n);
+            }
+            if (!quiet) {
+                out.println("Changing " + switch (cmd) {
+                    case "chmod" -> "mode";
+                    case "chown" -> "owner";
+                    default -> "group";
+                } + " on " + t);
+            }
+            try {
+                requests.setstat(t, change, follow);
+            } catch (IOException e) {
+                throw new Failure("remote " + (follow ? "setstat" : "lsetstat") + " \"" + t + "\": " + text(e));
+            }
+        }
+    }
+
+    /** sftp's numeric argument: a whole number from 0 to 2^32-1 in {@code base}. */
+    private static long number(String cmd, List<String> operands, int base) throws Failure {
+        try {
+            long n = Long.parseLong(operands.get(0).strip(), base);
+            if (n >= 0 && n <= 0xffffffffL) {
+                return n;
+            }
+        } catch (NumberFormatException | IndexOutOfBoundsException e) {
+            // the message below
+        }
+        throw new Failure("You must supply a numeric argument to the " + cmd + " command.");
+    }
+
+    private void link(String cmd, ShellArgs p) throws Failure {
+        if (p.operands().size() < 2) {
+            throw new Failure("You must specify two paths after a " + cmd + " command.");
+        }
+        boolean symbolic = cmd.equals("symlink") || p.has('s');
+        // as sftp: a symbolic link's target is stored as typed (it may be relative to the link's directory)
+        String target = symbolic ? p.operands().get(0) : resolve(p.operands().get(0));
+        String link = resolve(p.operands().get(1));
+        try {
+            if (symbolic) {
+                requests.symlink(target, link);
+            } else if (!requests.offers(SftpRequests.HARDLINK)) {
+                throw new Failure("Server does not support " + SftpRequests.HARDLINK + " extension");
+            } else {
+                requests.hardlink(target, link);
+            }
+        } catch (IOException e) {
+            throw new Failure("remote " + (symbolic ? "symlink file" : "link") + " \"" + target + "\" to \"" + link
+                    + "\": " + text(e));
+        }
+    }
+
+    /** copy/cp: a server-side copy with the {@code copy-data} extension (no bytes cross the network). */
+    private void copy(String cmd, ShellArgs p) throws Failure {
+        if (p.operands().size() < 2) {
+            throw new Failure("You must specify two paths after a " + cmd + " command.");
+        }
+        String from = resolve(p.operands().get(0));
+        String to = resolve(p.operands().get(1));
+        CopyDataExtension copyData = sftp.getExtension(CopyDataExtension.class);
+        if (!requests.offers(SftpRequests.COPY_DATA)) {
+            throw new Failure("Server does not support copy-data extension");
+        }
+        SftpClient.Attributes a;
+        try {
+            a = sftp.stat(from);
+        } catch (IOException e) {
+            throw new Failure("stat remote: " + text(e));
+        }
+        if (!a.isRegularFile()) {
+            throw new Failure("Cannot copy non-regular file: " + from);
+        }
+        boolean created = !exists(to);
+        try (SftpClient.CloseableHandle in = open(from, EnumSet.of(SftpClient.OpenMode.Read));
+                SftpClient.CloseableHandle out = open(to, EnumSet.of(SftpClient.OpenMode.Write,
+                        SftpClient.OpenMode.Create, SftpClient.OpenMode.Truncate))) {
+            try {
+                copyData.copyData(in, 0, 0, out, 0);
+                if (created) {
+                    // sftp creates the copy with the source's permission bits (no set-id bits)
+                    requests.setstat(to, SftpRequests.Change.permissions(a.getPermissions() & 0777), true);
+                }
+            } catch (IOException e) {
+                throw new Failure("Couldn't copy file \"" + from + "\" to \"" + to + "\": " + text(e));
+            }
+        } catch (IOException e) {
+            throw new Failure("Couldn't copy file \"" + from + "\" to \"" + to + "\": " + text(e));
+        }
+    }
+
+    private SftpClient.CloseableHandle open(String path, Set<SftpClient.OpenMode> modes) throws Failure {
+        try {
+            return sftp.open(path, modes);
+        } catch (IOException e) {
+            throw new Failure("remote open(\"" + path + "\"): " + text(e));
+        }
+    }
+
+    private boolean exists(String path) {
+        try {
+            sftp.lstat(path);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private void df(ShellArgs p) throws Failure {
+        String path = p.operands().isEmpty() ? cwd : resolve(p.operands().get(0));
+        OpenSSHStatPathExtension statvfs = sftp.getExtension(OpenSSHStatPathExtension.class);
+        if (!statvfs.isSupported()) {
+            throw new Failure("Server does not support " + SftpRequests.STATVFS + " extension");
+        }
+        OpenSSHStatExtensionInfo st;
+        try {
+            st = statvfs.stat(path);
+        } catch (IOException e) {
+            // sftp prints nothing here (do_statvfs quietly); the reason is more use to a person
+            throw new Failure("remote statvfs: " + text(e));
+        }
+        out.print(DiskFree.table(st, p.has('h'), p.has('i')));
+        out.flush();
+    }
+
+    /** lumask: the mask for files that get creates (and lmkdir), as sftp's umask(2) of its own process. */
+    private void lumask(ShellArgs p) throws Failure {
+        long n = number("lumask", p.operands(), 8);
+        umask = (int) (n & 0777);
+        out.println(String.format("Local umask: %03o", n));
     }
 
     private void rm(String arg) throws IOException, Failure {
