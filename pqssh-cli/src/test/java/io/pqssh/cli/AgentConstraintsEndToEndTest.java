@@ -356,7 +356,7 @@ class AgentConstraintsEndToEndTest {
         Path sock = open.resolve("agent.sock");
         Agent agent = new Agent();
         agent.add(SshSigningKey.generate(SignatureKeyType.ED25519, new java.security.SecureRandom()), "peer-test");
-        try (AgentSocketServer server = AgentSocketServer.start(sock, agent::handle)) {
+        try (AgentSocketServer server = AgentSocketServer.start(sock, agent)) {
             Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxr-xr-x"));
             Files.setPosixFilePermissions(sock, PosixFilePermissions.fromString("rw-rw-rw-"));
             Map<String, String> env = Map.of("SSH_AUTH_SOCK", sock.toString());

@@ -72,7 +72,7 @@ public final class AgentCommand implements Callable<Integer> {
         Thread reaper = new Thread(agent::reapUntilInterrupted, "agent-key-reaper");
         reaper.setDaemon(true);
         reaper.start();
-        try (AgentSocketServer server = AgentSocketServer.start(path, agent::handle)) {
+        try (AgentSocketServer server = AgentSocketServer.start(path, agent)) {
             printEnvironment(path, ProcessHandle.current().pid());
             CountDownLatch stop = new CountDownLatch(1);
             Thread hook = new Thread(() -> {

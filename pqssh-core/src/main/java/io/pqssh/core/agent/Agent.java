@@ -25,9 +25,10 @@ import io.pqssh.core.wire.SshWriter;
 /**
  * The keys of {@code pqssh agent} and its answers to agent requests: the base protocol for signature keys (every
  * pqssh signature type, Ed25519 included), the KEM extensions of docs/agent-protocol.md for ML-KEM credentials, key
- * constraints (lifetime, confirm) and lock/unlock, as ssh-agent (OpenSSH 9.2/10) does them. Not supported, and
- * answered with SSH_AGENT_FAILURE: RSA/ECDSA keys, constraint extensions, smartcards. Keys are destroyed when removed
- * or expired.
+ * constraints (lifetime, confirm, destination) with {@code session-bind@openssh.com}, and lock/unlock, as ssh-agent
+ * (OpenSSH 9.2/10) does them. Requests are answered per agent connection ({@link #connection()}), since session
+ * bindings belong to one connection. Not supported, and answered with SSH_AGENT_FAILURE: RSA/ECDSA keys, other
+ * constraint extensions, smartcards. Keys are destroyed when removed or expired.
  */
 public final class Agent {
     /** Asks whether a confirm-constrained key may be used once; false refuses the request. */
@@ -51,7 +52,7 @@ public final class Agent {
      * @param lifetimeSeconds seconds it lives after {@code addedAtNanos}, or {@link KeyConstraints#NO_LIFETIME}
      */
     public record Entry(byte[] blob, String comment, SshPrivateKey key, boolean confirm, long lifetimeSeconds,
-            long addedAtNanos) {
+            long addedAtNanos, List<DestinationConstraint> destinations) {
         public boolean isKem() {
             return key instanceof MlKemSshKey;
         }
@@ -70,6 +71,7 @@ public final class Agent {
     private final long defaultLifetimeSeconds;
     private final UseConfirmation confirmation;
     private final LongSupplier nanoClock;
+    private final SessionBindings.HostKeyVerifier hostKeyVerifier;
     private final SecureRandom random = new SecureRandom();
     private byte[] lockHash;
     private byte[] lockSalt;
@@ -87,12 +89,19 @@ public final class Agent {
      * @param nanoClock a monotonic clock ({@link System#nanoTime} outside tests)
      */
     public Agent(long defaultLifetimeSeconds, UseConfirmation confirmation, LongSupplier nanoClock) {
+        this(defaultLifetimeSeconds, confirmation, nanoClock, SessionBindings.PQSSH_TYPES);
+    }
+
+    /** @param hostKeyVerifier checks the host key signature of each {@code session-bind@openssh.com} */
+    public Agent(long defaultLifetimeSeconds, UseConfirmation confirmation, LongSupplier nanoClock,
+            SessionBindings.HostKeyVerifier hostKeyVerifier) {
         if (defaultLifetimeSeconds < KeyConstraints.NO_LIFETIME) {
             throw new IllegalArgumentException("default lifetime must be >= 0 seconds");
         }
         this.defaultLifetimeSeconds = defaultLifetimeSeconds;
         this.confirmation = confirmation;
         this.nanoClock = nanoClock;
+        this.hostKeyVerifier = hostKeyVerifier;
     }
 
     public void add(SshPrivateKey key, String comment) {
@@ -104,7 +113,8 @@ public final class Agent {
         byte[] blob = key.publicKeyBlob();
         remove(blob);
         long lifetime = constraints.hasLifetime() ? constraints.lifetimeSeconds() : defaultLifetimeSeconds;
-        keys.add(new Entry(blob, comment, key, constraints.confirm(), lifetime, nanoClock.getAsLong()));
+        keys.add(new Entry(blob, comment, key, constraints.confirm(), lifetime, nanoClock.getAsLong(),
+                constraints.destinations()));
         notifyAll(); // the reaper may have a new earliest expiry
     }
 
@@ -191,8 +201,33 @@ public final class Agent {
         }
     }
 
-    /** Answers one request message (without its length); malformed requests get SSH_AGENT_FAILURE. */
+    /**
+     * Answers one request message (without its length) as on a fresh agent connection that nothing was bound to;
+     * malformed requests get SSH_AGENT_FAILURE. A socket server uses one {@link #connection()} per connection.
+     */
     public byte[] handle(byte[] request) {
+        return connection().handle(request);
+    }
+
+    /** A new agent connection: its own {@code session-bind@openssh.com} bindings. */
+    public Connection connection() {
+        return new Connection();
+    }
+
+    /** One client connection to the agent; used by one thread at a time. */
+    public final class Connection {
+        private final SessionBindings bindings = new SessionBindings();
+
+        private Connection() {
+        }
+
+        /** Answers one request message (without its length); malformed requests get SSH_AGENT_FAILURE. */
+        public byte[] handle(byte[] request) {
+            return Agent.this.handle(request, bindings);
+        }
+    }
+
+    private byte[] handle(byte[] request, SessionBindings bindings) {
         try {
             SshReader r = new SshReader(request);
             int type = r.getByte();
@@ -208,16 +243,18 @@ public final class Agent {
             switch (type) {
                 case AgentProtocol.SSH_AGENTC_REQUEST_IDENTITIES:
                     r.expectEnd("REQUEST_IDENTITIES");
-                    return identities(false, AgentProtocol.SSH_AGENT_IDENTITIES_ANSWER);
+                    return identities(false, AgentProtocol.SSH_AGENT_IDENTITIES_ANSWER, bindings);
                 case AgentProtocol.SSH_AGENTC_SIGN_REQUEST:
-                    return sign(r);
+                    return sign(r, bindings);
                 case AgentProtocol.SSH_AGENTC_ADD_IDENTITY:
                 case AgentProtocol.SSH_AGENTC_ADD_ID_CONSTRAINED:
-                    return addIdentity(r);
+                    return addIdentity(r, bindings);
                 case AgentProtocol.SSH_AGENTC_REMOVE_IDENTITY: {
                     byte[] blob = r.getString();
                     r.expectEnd("REMOVE_IDENTITY");
-                    return status(remove(blob));
+                    // ssh-agent: a key this connection may not see cannot be removed through it
+                    Optional<Entry> e = find(blob);
+                    return status(e.isPresent() && bindings.permits(e.get().destinations(), null) && remove(blob));
                 }
                 case AgentProtocol.SSH_AGENTC_REMOVE_ALL_IDENTITIES:
                     r.expectEnd("REMOVE_ALL_IDENTITIES");
@@ -226,7 +263,7 @@ public final class Agent {
                 case AgentProtocol.SSH_AGENTC_LOCK:
                     return lock(r);
                 case AgentProtocol.SSH_AGENTC_EXTENSION:
-                    return extension(r);
+                    return extension(r, bindings);
                 default:
                     return status(false);
             }
@@ -235,8 +272,9 @@ public final class Agent {
         }
     }
 
-    private byte[] identities(boolean kem, int replyType) {
-        List<Entry> list = entries().stream().filter(e -> e.isKem() == kem).toList();
+    private byte[] identities(boolean kem, int replyType, SessionBindings bindings) {
+        List<Entry> list = entries().stream()
+                .filter(e -> e.isKem() == kem && bindings.permits(e.destinations(), null)).toList();
         SshWriter w = new SshWriter().putByte(replyType).putUint32(list.size());
         for (Entry e : list) {
             w.putString(e.blob()).putString(e.comment());
@@ -249,13 +287,14 @@ public final class Agent {
         return !e.confirm() || confirmation.allow(e);
     }
 
-    private byte[] sign(SshReader r) throws MalformedMessageException {
+    private byte[] sign(SshReader r, SessionBindings bindings) throws MalformedMessageException {
         byte[] blob = r.getString();
         byte[] data = r.getString();
         r.getUint32(); // flags: only RSA's SHA-2 choices, and pqssh holds no RSA keys
         r.expectEnd("SIGN_REQUEST");
         Optional<Entry> e = find(blob);
-        if (e.isEmpty() || !(e.get().key() instanceof SshSigningKey) || !confirmed(e.get())) {
+        if (e.isEmpty() || !(e.get().key() instanceof SshSigningKey) || !signatureAllowed(e.get(), data, bindings)
+                || !confirmed(e.get())) {
             return status(false);
         }
         byte[] sig = ((SshSigningKey) e.get().key()).sign(data);
@@ -263,7 +302,45 @@ public final class Agent {
                 .toByteArray();
     }
 
-    private byte[] addIdentity(SshReader r) throws MalformedMessageException {
+    /**
+     * ssh-agent's checks before a destination-constrained key signs: the connection is bound, the data is a
+     * {@code publickey} request permitted for its user along the bound hops, for the session bound last, and names
+     * the host key bound last (required once the request came through a forwarded hop).
+     */
+    private static boolean signatureAllowed(Entry e, byte[] data, SessionBindings bindings) {
+        if (e.destinations().isEmpty()) {
+            return true;
+        }
+        if (bindings.size() == 0) {
+            return false;
+        }
+        Optional<SignedUserauthRequest> q = SignedUserauthRequest.parse(data, e.blob());
+        if (q.isEmpty() || !bindings.permits(e.destinations(), q.get().user())
+                || !MessageDigest.isEqual(q.get().sessionId(), bindings.lastSessionId())) {
+            return false;
+        }
+        byte[] hostKey = q.get().hostKey();
+        if (hostKey == null) {
+            return bindings.size() == 1;
+        }
+        return MessageDigest.isEqual(hostKey, bindings.lastHostKey());
+    }
+
+    /**
+     * The same rule for a KEM decapsulation: the response is keyed on the session identifier, which the bound host
+     * key signed, so the bound session's identifier stands for the host key (docs/agent-protocol.md section 8).
+     */
+    private static boolean decapsulationAllowed(Entry e, KemAuthExtension.ResponseRequest q,
+            SessionBindings bindings) {
+        if (e.destinations().isEmpty()) {
+            return true;
+        }
+        return bindings.size() > 0 && q.service().equals("ssh-connection")
+                && bindings.permits(e.destinations(), q.user())
+                && MessageDigest.isEqual(q.sessionId(), bindings.lastSessionId());
+    }
+
+    private byte[] addIdentity(SshReader r, SessionBindings bindings) throws MalformedMessageException {
         String type = r.getUtf8();
         Optional<PrivateKeyCodec> codec = PrivateKeyCodecs.forType(type);
         if (codec.isEmpty()) {
@@ -278,6 +355,11 @@ public final class Agent {
             constraints = KeyConstraints.read(r);
         } catch (MalformedMessageException | KeyConstraints.UnsupportedConstraintException e) {
             destroy(key); // refused, not added without the constraint the client asked for
+            return status(false);
+        }
+        Optional<Entry> held = find(key.publicKeyBlob());
+        if (held.isPresent() && !bindings.permits(held.get().destinations(), null)) {
+            destroy(key); // ssh-agent: a key this connection may not see is not replaced through it
             return status(false);
         }
         add(key, comment, constraints);
@@ -348,24 +430,34 @@ public final class Agent {
         return status(false);
     }
 
-    private byte[] extension(SshReader r) throws MalformedMessageException {
+    private byte[] extension(SshReader r, SessionBindings bindings) throws MalformedMessageException {
         String name = r.getUtf8();
         switch (name) {
             case KemAuthExtension.QUERY:
                 r.expectEnd("query");
                 return new SshWriter().putByte(AgentProtocol.SSH_AGENT_SUCCESS).putString(KemAuthExtension.QUERY)
-                        .putString(KemAuthExtension.IDENTITIES).putString(KemAuthExtension.RESPONSE).toByteArray();
+                        .putString(SessionBindings.EXTENSION).putString(KemAuthExtension.IDENTITIES)
+                        .putString(KemAuthExtension.RESPONSE).toByteArray();
+            case SessionBindings.EXTENSION: {
+                bindings.markAttempted(); // as ssh-agent, even a malformed bind counts
+                byte[] hostKey = r.getString();
+                byte[] sid = r.getString();
+                byte[] sig = r.getString();
+                boolean forwarding = r.getByte() != 0;
+                r.expectEnd(name);
+                return status(bindings.bind(hostKey, sid, sig, forwarding, hostKeyVerifier));
+            }
             case KemAuthExtension.IDENTITIES:
                 r.expectEnd(name);
-                return identities(true, AgentProtocol.SSH_AGENT_SUCCESS);
+                return identities(true, AgentProtocol.SSH_AGENT_SUCCESS, bindings);
             case KemAuthExtension.RESPONSE:
-                return kemResponse(r);
+                return kemResponse(r, bindings);
             default:
                 return status(false);
         }
     }
 
-    private byte[] kemResponse(SshReader r) {
+    private byte[] kemResponse(SshReader r, SessionBindings bindings) {
         KemAuthExtension.ResponseRequest q;
         try {
             q = KemAuthExtension.ResponseRequest.read(r);
@@ -373,7 +465,7 @@ public final class Agent {
             return extensionFailure();
         }
         Optional<Entry> e = find(q.keyBlob());
-        if (e.isEmpty() || !e.get().isKem() || !confirmed(e.get())) {
+        if (e.isEmpty() || !e.get().isKem() || !decapsulationAllowed(e.get(), q, bindings) || !confirmed(e.get())) {
             return extensionFailure();
         }
         MlKemSshKey key = (MlKemSshKey) e.get().key();

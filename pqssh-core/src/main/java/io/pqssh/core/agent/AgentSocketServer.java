@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.UserPrincipal;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import jdk.net.ExtendedSocketOptions;
 import jdk.net.UnixDomainPrincipal;
@@ -26,24 +27,33 @@ import jdk.net.UnixDomainPrincipal;
 public final class AgentSocketServer implements AutoCloseable {
     private final Path path;
     private final ServerSocketChannel server;
-    private final Function<byte[], byte[]> handler;
+    private final Supplier<Function<byte[], byte[]>> handlers;
     private final Thread acceptor;
     private final UserPrincipal owner;
     private final UserPrincipal root;
 
-    private AgentSocketServer(Path path, ServerSocketChannel server, Function<byte[], byte[]> handler,
+    private AgentSocketServer(Path path, ServerSocketChannel server, Supplier<Function<byte[], byte[]>> handlers,
             UserPrincipal owner, UserPrincipal root) {
         this.path = path;
         this.server = server;
-        this.handler = handler;
+        this.handlers = handlers;
         this.owner = owner;
         this.root = root;
         this.acceptor = new Thread(this::acceptLoop, "agent-accept " + path.getFileName());
         acceptor.setDaemon(true);
     }
 
-    /** Binds {@code path} (which must not exist) and starts accepting. */
-    public static AgentSocketServer start(Path path, Function<byte[], byte[]> handler) throws IOException {
+    /** Serves {@code agent}, each socket connection as its own {@link Agent#connection()} (own session bindings). */
+    public static AgentSocketServer start(Path path, Agent agent) throws IOException {
+        return start(path, () -> agent.connection()::handle);
+    }
+
+    /**
+     * Binds {@code path} (which must not exist) and starts accepting; {@code handlers} gives each connection the
+     * function that answers its requests.
+     */
+    public static AgentSocketServer start(Path path, Supplier<Function<byte[], byte[]>> handlers)
+            throws IOException {
         if (Files.exists(path)) {
             throw new IOException(path + ": already exists");
         }
@@ -61,7 +71,7 @@ public final class AgentSocketServer implements AutoCloseable {
             Files.deleteIfExists(path);
             throw e;
         }
-        AgentSocketServer s = new AgentSocketServer(path, ch, handler, owner, root);
+        AgentSocketServer s = new AgentSocketServer(path, ch, handlers, owner, root);
         s.acceptor.start();
         return s;
     }
@@ -110,6 +120,7 @@ public final class AgentSocketServer implements AutoCloseable {
             }
             return;
         }
+        Function<byte[], byte[]> handler = handlers.get();
         try (c; InputStream in = Channels.newInputStream(c); OutputStream out = Channels.newOutputStream(c)) {
             byte[] req;
             while ((req = AgentProtocol.readMessage(in)) != null) {

@@ -183,7 +183,7 @@ class AgentConstraintsTest {
         SshSigningKey ed = ed25519();
         assertArrayEquals(FAILURE, a.handle(add(ed, "x", new byte[] {7})));
         byte[] ext = new SshWriter().putByte(AgentProtocol.SSH_AGENT_CONSTRAIN_EXTENSION)
-                .putString("restrict-destination-v00@openssh.com").putString(new byte[0]).toByteArray();
+                .putString("sk-provider@openssh.com").putString("internal").toByteArray();
         assertArrayEquals(FAILURE, a.handle(add(ed25519(), "x", ext)));
         byte[] twice = new SshWriter().putByte(AgentProtocol.SSH_AGENT_CONSTRAIN_CONFIRM)
                 .putByte(AgentProtocol.SSH_AGENT_CONSTRAIN_CONFIRM).toByteArray();
