@@ -14,6 +14,7 @@ import io.pqssh.cli.keygen.FingerprintHash;
 import io.pqssh.cli.keygen.KeyDescriptions;
 import io.pqssh.cli.ssh.Prompter;
 import io.pqssh.core.agent.AgentClient;
+import io.pqssh.core.agent.DestinationConstraint;
 import io.pqssh.core.agent.KeyConstraints;
 import io.pqssh.core.keys.KeyFilePermissions;
 import io.pqssh.core.keys.PublicKeyLine;
@@ -59,6 +60,16 @@ public final class AddCommand implements Callable<Integer> {
     @Option(names = "-c", description = "Each use of the added keys must be confirmed (SSH_ASKPASS on the agent's side).")
     boolean confirm;
 
+    @Option(names = "-h", paramLabel = "destination_constraint",
+            description = "Restrict the added keys to a destination: [user@]host or \"[user@]from>[user@]to\""
+                    + " (repeatable); host keys come from the -H files.")
+    List<String> destinations = new ArrayList<>();
+
+    @Option(names = "-H", paramLabel = "hostkey_file",
+            description = "known_hosts file for -h (repeatable; default ~/.ssh/known_hosts, ~/.ssh/known_hosts2,"
+                    + " /etc/ssh/ssh_known_hosts, /etc/ssh/ssh_known_hosts2).")
+    List<Path> hostKeyFiles = new ArrayList<>();
+
     @Option(names = "-x", description = "Lock the agent with a passphrase.")
     boolean lock;
 
@@ -71,14 +82,10 @@ public final class AddCommand implements Callable<Integer> {
             System.err.println("Invalid combination of actions");
             return 255; // ssh-add's fatal()
         }
-        KeyConstraints constraints = KeyConstraints.NONE;
-        if (lifetime != null || confirm) {
-            long life = lifetime == null ? 0 : Lifetimes.parse(lifetime);
-            if (life < 0) {
-                System.err.println(Lifetimes.INVALID);
-                return 1;
-            }
-            constraints = new KeyConstraints(life == 0 ? KeyConstraints.NO_LIFETIME : life, confirm);
+        long life = lifetime == null ? 0 : Lifetimes.parse(lifetime);
+        if (life < 0) {
+            System.err.println(Lifetimes.INVALID);
+            return 1;
         }
         FingerprintHash h;
         try {
@@ -132,6 +139,19 @@ public final class AddCommand implements Callable<Integer> {
                 System.err.println(ok ? "All identities removed." : "Failed to remove all identities.");
                 return ok ? 0 : 1;
             }
+            List<DestinationConstraint> rules = new ArrayList<>();
+            try {
+                List<Path> kh = hostKeyFiles.isEmpty()
+                        ? DestinationSpecs.defaultHostKeyFiles(Path.of(System.getProperty("user.home"))) : hostKeyFiles;
+                for (String d : destinations) {
+                    rules.add(DestinationSpecs.parse(d, kh));
+                }
+            } catch (IllegalArgumentException | java.io.IOException e) {
+                System.err.println(e.getMessage());
+                return 255; // ssh-add's fatal()
+            }
+            KeyConstraints constraints = new KeyConstraints(life == 0 ? KeyConstraints.NO_LIFETIME : life, confirm,
+                    rules);
             List<Path> keys = files.isEmpty() ? defaults() : files;
             if (keys.isEmpty()) {
                 System.err.println("pqssh add: no key files given and none of the default ones exist");

@@ -68,7 +68,8 @@ public final class AgentCommand implements Callable<Integer> {
     }
 
     private int runForeground(Path path, long life) throws Exception {
-        Agent agent = new Agent(life, new AskpassConfirmation(System.getenv()), System::nanoTime);
+        Agent agent = new Agent(life, new AskpassConfirmation(System.getenv()), System::nanoTime,
+                new io.pqssh.mina.agent.HostKeySignatures());
         Thread reaper = new Thread(agent::reapUntilInterrupted, "agent-key-reaper");
         reaper.setDaemon(true);
         reaper.start();

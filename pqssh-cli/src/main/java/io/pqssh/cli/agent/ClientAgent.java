@@ -68,10 +68,12 @@ public final class ClientAgent {
                     continue;
                 }
                 byte[] blob = id.blob();
-                return Optional.of(KemClientIdentity.remote(alg.get(), pk, (sid, request, challenge) -> {
+                return Optional.of(KemClientIdentity.remote(alg.get(), pk, (session, request, challenge) -> {
                     try (AgentClient a = AgentClient.connect(socket)) {
-                        return a.kemResponse(new KemAuthExtension.ResponseRequest(blob, sid, request.user(),
-                                request.service(), request.method(), request.credential().alg(), challenge));
+                        PqsshAgentFactory.bind(a, session); // as for signatures: destination constraints
+                        return a.kemResponse(new KemAuthExtension.ResponseRequest(blob, session.getSessionId(),
+                                request.user(), request.service(), request.method(), request.credential().alg(),
+                                challenge));
                     }
                 }, signatureKey));
             } catch (MalformedMessageException e) {

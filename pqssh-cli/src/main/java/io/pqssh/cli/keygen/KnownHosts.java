@@ -70,6 +70,35 @@ public final class KnownHosts {
         }
     }
 
+    /** A host's key from a known_hosts file; {@code ca} for an {@code @cert-authority} line. */
+    public record HostKey(byte[] blob, boolean ca) {
+    }
+
+    /**
+     * The keys {@code file} lists for {@code host}, as OpenSSH's load_hostkeys: plain and {@code @cert-authority}
+     * lines (not {@code @revoked} ones), hashed names included. A missing file has none; unreadable lines are skipped.
+     */
+    public static List<HostKey> keysFor(Path file, String host) throws IOException {
+        List<HostKey> out = new ArrayList<>();
+        if (!Files.isRegularFile(file)) {
+            return out;
+        }
+        List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        for (int i = 0; i < lines.size(); i++) {
+            Entry e = Entry.parse(i + 1, lines.get(i));
+            boolean ca = "@cert-authority".equals(e.marker);
+            if (!e.isHostLine() || (e.marker != null && !ca) || !matches(e, host)) {
+                continue;
+            }
+            try {
+                out.add(new HostKey(PublicKeyLine.parse(e.key).blob(), ca));
+            } catch (KeyFileException ex) {
+                // as ssh: a line that does not parse names no key
+            }
+        }
+        return out;
+    }
+
     /** {@code -F host}: prints matching lines; exit 0 when found, 1 when not. */
     public int find(String host, boolean hashOutput, FingerprintHash fingerprint) throws IOException {
         boolean found = false;

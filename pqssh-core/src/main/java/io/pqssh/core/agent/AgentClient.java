@@ -130,6 +130,25 @@ public final class AgentClient implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code session-bind@openssh.com}: tells the agent which SSH connection (host key, session identifier, the host
+     * key's signature over it from the first key exchange) this agent connection serves, for authentication or for a
+     * forwarded agent. False when the agent refused it or does not know the extension (OpenSSH's ssh goes on
+     * either way).
+     */
+    public boolean bindSession(byte[] hostKey, byte[] sessionId, byte[] signature, boolean forwarding)
+            throws IOException {
+        return request(sessionBindMessage(hostKey, sessionId, signature, forwarding))[0]
+                == AgentProtocol.SSH_AGENT_SUCCESS;
+    }
+
+    /** The {@code session-bind@openssh.com} request message (without its length). */
+    public static byte[] sessionBindMessage(byte[] hostKey, byte[] sessionId, byte[] signature, boolean forwarding) {
+        return new SshWriter(hostKey.length + sessionId.length + signature.length + 64)
+                .putByte(AgentProtocol.SSH_AGENTC_EXTENSION).putString(SessionBindings.EXTENSION).putString(hostKey)
+                .putString(sessionId).putString(signature).putByte(forwarding ? 1 : 0).toByteArray();
+    }
+
     /** SSH_AGENTC_ADD_IDENTITY; false when the agent refused it. */
     public boolean add(SshPrivateKey key, String comment) throws IOException {
         return add(key, comment, KeyConstraints.NONE);

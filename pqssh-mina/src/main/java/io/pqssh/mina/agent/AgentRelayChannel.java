@@ -9,6 +9,7 @@ import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.util.Collections;
+import java.util.Optional;
 
 import org.apache.sshd.client.future.DefaultOpenFuture;
 import org.apache.sshd.client.future.OpenFuture;
@@ -17,6 +18,10 @@ import org.apache.sshd.common.channel.ChannelOutputStream;
 import org.apache.sshd.common.util.buffer.Buffer;
 import org.apache.sshd.server.channel.AbstractServerChannel;
 
+import io.pqssh.core.agent.AgentClient;
+import io.pqssh.core.agent.AgentProtocol;
+import io.pqssh.mina.kex.InitialKexSignature;
+
 /**
  * The client's end of a forwarded agent connection: an {@code auth-agent@openssh.com} channel the server opened,
  * relayed byte for byte to the local agent socket ({@code SSH_AUTH_SOCK}), so every message, pqssh's KEM extensions
@@ -24,12 +29,14 @@ import org.apache.sshd.server.channel.AbstractServerChannel;
  */
 final class AgentRelayChannel extends AbstractServerChannel {
     private final Path socket;
+    private final Optional<InitialKexSignature.Binding> binding;
     private SocketChannel agent;
     private OutputStream toAgent;
 
-    AgentRelayChannel(Path socket) {
+    AgentRelayChannel(Path socket, Optional<InitialKexSignature.Binding> binding) {
         super("", Collections.emptyList(), null);
         this.socket = socket;
+        this.binding = binding;
     }
 
     @Override
@@ -43,6 +50,7 @@ final class AgentRelayChannel extends AbstractServerChannel {
             OutputStream toServer = new ChannelOutputStream(this, getRemoteWindow(), log,
                     SshConstants.SSH_MSG_CHANNEL_DATA, true);
             InputStream fromAgent = Channels.newInputStream(agent);
+            bindForForwarding(fromAgent);
             Thread pump = new Thread(() -> {
                 byte[] buf = new byte[8192];
                 try {
@@ -67,6 +75,23 @@ final class AgentRelayChannel extends AbstractServerChannel {
             f.setException(e);
         }
         return f;
+    }
+
+    /**
+     * As ssh's client_request_agent: before relaying, binds the new agent connection to this session for forwarding
+     * ({@code is_forwarding} 1), so the agent knows the hop a destination-constrained key would be used through.
+     * The agent's answer is read here, never relayed; a refusal is not an error.
+     */
+    private void bindForForwarding(InputStream fromAgent) throws IOException {
+        if (binding.isEmpty()) {
+            return;
+        }
+        InitialKexSignature.Binding b = binding.get();
+        AgentProtocol.writeMessage(toAgent,
+                AgentClient.sessionBindMessage(b.hostKey(), b.sessionId(), b.signature(), true));
+        if (AgentProtocol.readMessage(fromAgent) == null) {
+            throw new IOException("the agent closed the connection");
+        }
     }
 
     @Override

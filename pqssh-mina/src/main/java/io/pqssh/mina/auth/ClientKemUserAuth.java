@@ -128,7 +128,7 @@ public final class ClientKemUserAuth extends AbstractUserAuth {
         }
         byte[] response;
         try {
-            response = identity.respond(session.getSessionId(), sent, challenge);
+            response = identity.respond(session, sent, challenge);
         } catch (ChallengeRejectedException | java.io.IOException e) {
             reject(session, e.getMessage());
             return false;

@@ -5,6 +5,8 @@ import java.security.KeyPair;
 import java.util.Objects;
 import java.util.Optional;
 
+import org.apache.sshd.common.session.Session;
+
 import io.pqssh.core.auth.ChallengeRejectedException;
 import io.pqssh.core.auth.KemAuthClient;
 import io.pqssh.core.auth.KemAuthRequest;
@@ -18,10 +20,13 @@ import io.pqssh.core.kem.KemPrivateKey;
  * {@code publickey-kem-and}, the classical signature key.
  */
 public final class KemClientIdentity {
-    /** Answers a challenge for the identity's key: decapsulate and derive the response (docs/publickey-kem.md 7). */
+    /**
+     * Answers a challenge for the identity's key on {@code session}: decapsulate and derive the response
+     * (docs/publickey-kem.md 7). An agent also needs the session's host key binding, hence the whole session.
+     */
     @FunctionalInterface
     public interface Responder {
-        byte[] respond(byte[] sessionId, KemAuthRequest request, KemChallenge challenge)
+        byte[] respond(Session session, KemAuthRequest request, KemChallenge challenge)
                 throws ChallengeRejectedException, IOException;
     }
 
@@ -36,7 +41,8 @@ public final class KemClientIdentity {
         this.kemKey = Objects.requireNonNull(kemKey, "kemKey");
         this.algorithm = kemKey.algorithm();
         this.publicKey = kemKey.publicKey();
-        this.responder = (sid, request, challenge) -> KemAuthClient.respond(sid, request, challenge, kemKey);
+        this.responder = (session, request, challenge) -> KemAuthClient.respond(session.getSessionId(), request,
+                challenge, kemKey);
         this.wireAlg = wireAlg == null ? kemKey.algorithm().sshName() : wireAlg;
         this.signatureKey = signatureKey;
     }
@@ -74,9 +80,9 @@ public final class KemClientIdentity {
         return publicKey.clone();
     }
 
-    public byte[] respond(byte[] sessionId, KemAuthRequest request, KemChallenge challenge)
+    public byte[] respond(Session session, KemAuthRequest request, KemChallenge challenge)
             throws ChallengeRejectedException, IOException {
-        return responder.respond(sessionId, request, challenge);
+        return responder.respond(session, request, challenge);
     }
 
     public String wireAlg() {

@@ -28,6 +28,7 @@ import io.pqssh.mina.auth.KemClientIdentity;
 import io.pqssh.mina.kex.PostQuantumKexPolicy;
 import io.pqssh.mina.kex.FirstKexGuessSender;
 import io.pqssh.mina.kex.GuessingKexFactory;
+import io.pqssh.mina.kex.InitialKexSignature;
 import io.pqssh.mina.kex.PqKex;
 
 /** A MINA SSHD client set up the pqssh way: OpenSSH 10 KEX order, KEM methods tried first, PQ policy. */
@@ -333,9 +334,11 @@ public final class PqsshClient implements AutoCloseable {
             client.setCompressionFactories(io.pqssh.mina.kex.KexInitDefaults.compression());
             CoreModuleProperties.CLIENT_IDENTIFICATION.set(client, io.pqssh.mina.PqsshVersion.softwareVersion());
             client.addSessionListener(io.pqssh.mina.keys.HostKeyAlgorithmOrder.APPLY_FROM_CONNECTION_CONTEXT);
+            // every exchange records its host key signature for session-bind@openssh.com (InitialKexSignature)
             client.setKeyExchangeFactories(PqKex.factories(kex, guessKex
-                    ? f -> f.isGroupExchange() ? ClientBuilder.DH2KEX.apply(f) : new GuessingKexFactory(f)
-                    : ClientBuilder.DH2KEX));
+                    ? f -> f.isGroupExchange() ? InitialKexSignature.recording(ClientBuilder.DH2KEX.apply(f), true)
+                            : new GuessingKexFactory(f)
+                    : f -> InitialKexSignature.recording(ClientBuilder.DH2KEX.apply(f), f.isGroupExchange())));
             if (guessKex) {
                 java.nio.file.Path knownHosts = knownHostsForOrder;
                 FirstKexGuessSender guesser = new FirstKexGuessSender(kexGuessCache, (h, p) -> {

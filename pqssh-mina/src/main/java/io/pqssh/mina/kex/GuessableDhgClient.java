@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import org.apache.sshd.client.kex.DHGClient;
 import org.apache.sshd.common.kex.DHFactory;
 import org.apache.sshd.common.session.Session;
+import org.apache.sshd.common.util.buffer.Buffer;
 
 /**
  * MINA's client side of the (EC)DH and hybrid exchanges, able to send its first packet before the server's KEXINIT
@@ -26,6 +27,12 @@ final class GuessableDhgClient extends DHGClient {
     void sendGuess(byte[] v_c, byte[] i_c) throws Exception {
         super.init(NOT_YET_READ, v_c, NOT_YET_READ, i_c);
         initSent = true;
+    }
+
+    @Override
+    public boolean next(int cmd, Buffer buffer) throws Exception {
+        InitialKexSignature.record(getSession(), cmd, buffer, false);
+        return super.next(cmd, buffer);
     }
 
     @Override
