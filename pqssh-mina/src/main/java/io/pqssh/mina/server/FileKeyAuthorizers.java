@@ -24,6 +24,7 @@ import io.pqssh.core.keys.authorized.AuthorizedKeyEntry;
 import io.pqssh.core.keys.authorized.AuthorizedKeys;
 import io.pqssh.core.keys.authorized.RejectedLine;
 import io.pqssh.mina.auth.SessionKemKeyAuthorizer;
+import io.pqssh.mina.server.login.AdmittingUserAuthFactory;
 import io.pqssh.mina.server.login.KeyRestrictions;
 
 /**
@@ -37,6 +38,9 @@ import io.pqssh.mina.server.login.KeyRestrictions;
  */
 public final class FileKeyAuthorizers {
     private static final Logger LOG = LoggerFactory.getLogger(FileKeyAuthorizers.class);
+
+    /** sshd's {@code fakepw()} home directory. */
+    private static final Path FAKE_HOME = Path.of("/nonexist");
 
     private final String authorizedKeysPattern;
     private final String authorizedKemKeysPattern;
@@ -69,8 +73,9 @@ public final class FileKeyAuthorizers {
             ByteArrayBuffer b = new ByteArrayBuffer();
             b.putRawPublicKey(key);
             String addr = address(session);
-            Optional<AuthorizedKeyEntry> e = keysFor(user).find(b.getCompactData(), addr, Instant.now());
-            return e.isPresent() && accepted(session, e.get());
+            boolean refused = AdmittingUserAuthFactory.refused(session, user);
+            Optional<AuthorizedKeyEntry> e = keysFor(user, refused).find(b.getCompactData(), addr, Instant.now());
+            return !refused && e.isPresent() && accepted(session, e.get());
         };
     }
 
@@ -78,9 +83,10 @@ public final class FileKeyAuthorizers {
         return new SessionKemKeyAuthorizer() {
             @Override
             public boolean isAuthorized(ServerSession session, String user, KemCredential credential, String addr) {
-                Optional<AuthorizedKeyEntry> e = keysFor(user).findKem(credential.algorithm(),
+                boolean refused = session != null && AdmittingUserAuthFactory.refused(session, user);
+                Optional<AuthorizedKeyEntry> e = keysFor(user, refused).findKem(credential.algorithm(),
                         credential.publicKey(), addr, Instant.now());
-                return e.isPresent() && accepted(session, e.get());
+                return !refused && e.isPresent() && accepted(session, e.get());
             }
 
             @Override
@@ -110,22 +116,34 @@ public final class FileKeyAuthorizers {
     }
 
     AuthorizedKeys keysFor(String user) {
+        return keysFor(user, false);
+    }
+
+    /**
+     * The user's keys; for a user the login policy refused ({@code decoy}: unknown, locked, not allowed) the same
+     * look-ups with sshd's fake home {@code /nonexist} ({@code fakepw()}), so the reply is the one a real account
+     * without the key gets, after the same passwd look-up and path checks.
+     */
+    private AuthorizedKeys keysFor(String user, boolean decoy) {
         List<AuthorizedKeys> parts = new ArrayList<>();
         for (String pattern : authorizedKeysPattern.split("\\s+")) {
-            load(pattern, user, false).ifPresent(parts::add);
+            load(pattern, user, false, decoy).ifPresent(parts::add);
         }
         if (authorizedKemKeysPattern != null && !authorizedKemKeysPattern.isBlank()
                 && !"none".equalsIgnoreCase(authorizedKemKeysPattern)) {
-            load(authorizedKemKeysPattern, user, true).ifPresent(parts::add);
+            load(authorizedKemKeysPattern, user, true, decoy).ifPresent(parts::add);
         }
         return AuthorizedKeys.of(parts.toArray(AuthorizedKeys[]::new));
     }
 
-    private Optional<AuthorizedKeys> load(String pattern, String user, boolean kemFormat) {
+    private Optional<AuthorizedKeys> load(String pattern, String user, boolean kemFormat, boolean decoy) {
         if ("none".equalsIgnoreCase(pattern)) {
             return Optional.empty();
         }
-        Optional<Path> home = homes.apply(user);
+        Optional<Path> home = homes.apply(user); // for a decoy too: the same passwd look-up
+        if (decoy) {
+            home = Optional.of(FAKE_HOME);
+        }
         Optional<Path> p = UserPaths.resolve(pattern, user, home);
         if (p.isEmpty() || !Files.isRegularFile(p.get())) {
             return Optional.empty();

@@ -16,17 +16,24 @@ import javax.crypto.spec.PBEKeySpec;
 import org.apache.sshd.server.auth.password.PasswordAuthenticator;
 import org.apache.sshd.server.session.ServerSession;
 
+import io.pqssh.mina.server.login.AdmittingUserAuthFactory;
+
 /**
  * Password logins without PAM: a file of {@code user:pbkdf2-sha256:iterations:salt_b64:hash_b64} lines
  * ({@code pqssh passwd} writes them). Compared in constant time; the file is re-read on every login so edits apply
- * at once.
+ * at once. A user without a line, and a user the login policy refused (unknown, locked, not allowed), costs the
+ * same PBKDF2 run against a dummy entry (sshd's fake crypt salt), so a reply's timing does not tell which names
+ * exist; such a user never succeeds.
  */
 public final class PasswordFile implements PasswordAuthenticator {
     private static final int ITERATIONS = 210_000;
     private final Path file;
+    /** Hashed against when the user has no usable line: the cost of a real check, never a match. */
+    private final String[] dummy;
 
     public PasswordFile(Path file) {
         this.file = file;
+        this.dummy = hashLine("-", new char[0]).split(":");
     }
 
     public static String hashLine(String user, char[] password) {
@@ -43,17 +50,26 @@ public final class PasswordFile implements PasswordAuthenticator {
         try {
             entries = read();
         } catch (IOException e) {
-            return false;
+            entries = Map.of();
         }
         String[] f = entries.get(username);
-        if (f == null || !"pbkdf2-sha256".equals(f[1])) {
-            return false;
+        boolean usable = f != null && "pbkdf2-sha256".equals(f[1]);
+        boolean refused = session != null && AdmittingUserAuthFactory.refused(session, username);
+        String[] against = usable ? f : dummy;
+        byte[] salt;
+        byte[] expected;
+        try {
+            salt = Base64.getDecoder().decode(against[3]);
+            expected = Base64.getDecoder().decode(against[4]);
+        } catch (IllegalArgumentException e) {
+            against = dummy;
+            usable = false;
+            salt = Base64.getDecoder().decode(against[3]);
+            expected = Base64.getDecoder().decode(against[4]);
         }
-        int iterations = Integer.parseInt(f[2]);
-        byte[] salt = Base64.getDecoder().decode(f[3]);
-        byte[] expected = Base64.getDecoder().decode(f[4]);
-        byte[] actual = pbkdf2(password.toCharArray(), salt, iterations);
-        return MessageDigest.isEqual(expected, actual);
+        byte[] actual = pbkdf2(password.toCharArray(), salt, Integer.parseInt(against[2]));
+        boolean match = MessageDigest.isEqual(expected, actual);
+        return match && usable && !refused;
     }
 
     private Map<String, String[]> read() throws IOException {

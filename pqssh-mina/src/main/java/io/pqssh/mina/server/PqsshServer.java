@@ -368,7 +368,9 @@ public final class PqsshServer implements AutoCloseable {
                 // the key's type and fingerprint for the Accepted/Failed log line
                 sshd.setPublickeyAuthenticator((user, key, session) -> {
                     io.pqssh.mina.auth.AuthAttempt.recordKey(session, key);
-                    return delegate.authenticate(user, key, session);
+                    // a name the login policy refused gets no PK_OK, whatever an application's authenticator says
+                    return delegate.authenticate(user, key, session)
+                            && !io.pqssh.mina.server.login.AdmittingUserAuthFactory.refused(session, user);
                 });
                 auth.add(UserAuthPublicKeyFactory.INSTANCE);
                 // choose the ML-DSA verification provider (self-check + timing in the background, logged once)

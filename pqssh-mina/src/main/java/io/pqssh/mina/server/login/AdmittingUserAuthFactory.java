@@ -14,9 +14,13 @@ import org.apache.sshd.server.session.ServerSession;
 
 /**
  * Puts a {@link LoginPolicy} in front of every authentication method: a request for a user name the policy refuses
- * fails like a wrong key or password (USERAUTH_FAILURE, the method's own code never runs), and the reason is logged
- * once per connection at INFO (an unknown name by the authentication log's {@code Invalid user} line). The admitted
- * account is kept on the session for the session layer ({@link #account(ServerSession)}).
+ * fails like a wrong key or password, and the reason is logged once per connection at INFO (an unknown name by the
+ * authentication log's {@code Invalid user} line). As sshd with its {@code fakepw()}, the method still runs for a
+ * refused name, so the client sees the same messages (a keyboard-interactive prompt, then USERAUTH_FAILURE) after
+ * about the same time as for a real account with a wrong key or password: the authenticators see
+ * {@link #refused(ServerSession, String)} and do their look-ups against a decoy (pqssh server's FileKeyAuthorizers
+ * and PasswordFile), and whatever the method answers, a refused name never authenticates. The admitted account is
+ * kept on the session for the session layer ({@link #account(ServerSession)}).
  */
 public final class AdmittingUserAuthFactory implements UserAuthFactory {
     private static final AttributeKey<Map<String, LoginPolicy.Admission>> ADMISSIONS = new AttributeKey<>();
@@ -95,7 +99,7 @@ public final class AdmittingUserAuthFactory implements UserAuthFactory {
         return null;
     }
 
-    /** One request's method, run only for an admitted user name. */
+    /** One request's method; for a refused user name it runs too, but only "pending" or FALSE comes out of it. */
     private static final class Admitting implements UserAuth {
         private final UserAuth delegate;
         private final LoginPolicy policy;
@@ -111,14 +115,20 @@ public final class AdmittingUserAuthFactory implements UserAuthFactory {
                 throws Exception {
             if (!admission(session, policy, username).allowed()) {
                 refusedUser = username;
-                return Boolean.FALSE;
+                return neverTrue(delegate.auth(session, username, service, buffer));
             }
             return delegate.auth(session, username, service, buffer);
         }
 
         @Override
         public Boolean next(Buffer buffer) throws Exception {
-            return refusedUser != null ? Boolean.FALSE : delegate.next(buffer);
+            Boolean r = delegate.next(buffer);
+            return refusedUser != null ? neverTrue(r) : r;
+        }
+
+        /** null (a challenge is pending: the decoy's prompt) stays, anything else is a failure. */
+        private static Boolean neverTrue(Boolean result) {
+            return result == null ? null : Boolean.FALSE;
         }
 
         @Override
