@@ -1,5 +1,6 @@
 package io.pqssh.cli;
 
+import io.pqssh.cli.lab.AuthTimingCommand;
 import io.pqssh.cli.lab.DecapsTimingCommand;
 import io.pqssh.cli.lab.LabHandshakeCommand;
 import io.pqssh.cli.lab.LabLinkCleanupCommand;
@@ -25,6 +26,7 @@ import picocli.CommandLine.Spec;
                 PendingCommand.class,
                 TransferCommand.class,
                 DecapsTimingCommand.class,
+                AuthTimingCommand.class,
         })
 public final class LabCommand implements Runnable {
     @Spec

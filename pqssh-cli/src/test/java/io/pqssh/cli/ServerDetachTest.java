@@ -114,7 +114,9 @@ class ServerDetachTest {
         Path conf = config(dir);
         Path log = dir.resolve("server.log");
         long before = System.nanoTime();
-        Launch l = launch(dir, Map.of(), "-f", conf.toString(), "-p", Integer.toString(port), "-E", log.toString());
+        // -f and -E relative to the directory pqssh server is started in, which the daemon leaves for /
+        Launch l = launch(dir, Map.of(), "-f", dir.relativize(conf).toString(), "-p", Integer.toString(port), "-E",
+                dir.relativize(log).toString());
         long daemon = -1;
         try {
             double seconds = (System.nanoTime() - before) / 1e9;
@@ -129,6 +131,8 @@ class ServerDetachTest {
             assertEquals(Long.toString(daemon), st[3], "the daemon must lead its own session (setsid)");
             assertNotEquals(stat(ProcessHandle.current().pid())[3], st[3]);
             assertEquals("0", st[4], "the daemon must have no controlling terminal");
+            assertEquals(Path.of("/"), Files.readSymbolicLink(Path.of("/proc/" + daemon + "/cwd")),
+                    "the daemon's working directory (sshd's daemon(3) changes to /)");
             for (int fd = 0; fd <= 2; fd++) {
                 assertEquals(Path.of("/dev/null"), Files.readSymbolicLink(Path.of("/proc/" + daemon + "/fd/" + fd)),
                         "fd " + fd + " of the daemon");
@@ -136,8 +140,9 @@ class ServerDetachTest {
             CliHarness.Result r = sshTrue(dir, port);
             assertEquals(0, r.rc(), r.all());
             assertEquals("detached-ok", r.out().strip());
-            Pattern accepted = Pattern.compile("(?m)^\\S+ INFO io\\.pqssh\\.sshd - Accepted publickey for "
-                    + Pattern.quote(CliHarness.user()) + " from 127\\.0\\.0\\.1 port \\d+ ssh2: ED25519 SHA256:\\S+$");
+            // sshd -E's format: the message alone, ended by CR LF
+            Pattern accepted = Pattern.compile("(?m)^Accepted publickey for " + Pattern.quote(CliHarness.user())
+                    + " from 127\\.0\\.0\\.1 port \\d+ ssh2: ED25519 SHA256:[^\\s]+\r\n");
             CliHarness.waitUntil(WAIT, () -> accepted.matcher(CliHarness.read(log)).find(),
                     () -> "no Accepted line in the -E file:\n" + CliHarness.read(log));
             assertFalse(l.err().contains("Accepted"), "a login was logged on the launching terminal");
@@ -155,6 +160,12 @@ class ServerDetachTest {
                 h.onExit().get(WAIT.toSeconds(), TimeUnit.SECONDS);
             }
             assertFalse(Files.exists(dir.resolve("pqssh.pid")), "PidFile left behind after SIGTERM");
+            String text = CliHarness.read(log);
+            assertTrue(text.endsWith("\r\n"), text);
+            for (String line : text.split("\r\n")) {
+                assertFalse(line.isEmpty() || line.contains("\n") || line.matches("^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} .*")
+                        || line.contains(" INFO ") || line.contains("io.pqssh.sshd"), "not sshd's -E format: " + line);
+            }
         } finally {
             l.children().forEach(ServerDetachTest::killByPid);
             if (daemon > 0) {

@@ -22,8 +22,8 @@ import io.pqssh.mina.server.log.OneLinePrintStream;
  * {@code pqssh server} without {@code -D}: sshd's daemon(3) for a JVM, which cannot fork. The launched process
  * starts a copy of its own command line in a new session (the copy calls setsid first), with stdin on /dev/null and
  * stdout/stderr on pipes. The copy loads its configuration, listens, writes its PidFile, then says so on stdout
- * ({@link #READY}), points its stdio at /dev/null and logs to syslog or the {@code -E} file from then on. The
- * launched process copies the copy's stderr to its own until then and exits 0 on the ready line, or with the
+ * ({@link #READY}), points its stdio at /dev/null and logs to syslog or the {@code -E} file from then on. It runs
+ * in {@code /}, as sshd after daemon(3). The launched process copies the copy's stderr to its own until then and exits 0 on the ready line, or with the
  * copy's exit status when it ends first (a bad configuration, a busy port: reported on the terminal, as sshd does
  * for what it checks before daemon(3)).
  */
@@ -54,8 +54,26 @@ public final class Detach {
         if (arguments.stream().noneMatch(a -> a.startsWith("--enable-native-access"))) {
             cmd.add("--enable-native-access=ALL-UNNAMED"); // setsid and dup2 go through FFM
         }
-        cmd.addAll(arguments);
+        for (int i = 0; i < main; i++) {
+            String a = arguments.get(i);
+            boolean classPath = i > 0 && List.of("-cp", "-classpath", "--class-path").contains(arguments.get(i - 1));
+            cmd.add(classPath ? absoluteClassPath(a) : a);
+        }
+        // the daemon runs in / (sshd's daemon(3) chdir), so it holds no directory busy; relative paths in -f, -E
+        // and the configuration still resolve against the directory it was started from (the JDK resolves a
+        // relative Path against user.dir)
+        cmd.add("-Duser.dir=" + System.getProperty("user.dir"));
+        cmd.addAll(arguments.subList(main, arguments.size()));
         return cmd;
+    }
+
+    /** The JVM resolves class path entries against its working directory, which for the daemon is {@code /}. */
+    private static String absoluteClassPath(String classPath) {
+        List<String> out = new ArrayList<>();
+        for (String e : classPath.split(File.pathSeparator, -1)) {
+            out.add(e.isEmpty() ? e : Path.of(e).toAbsolutePath().toString());
+        }
+        return String.join(File.pathSeparator, out);
     }
 
     /** In the launched process: starts the daemon and waits for it; returns this process's exit status. */
@@ -71,7 +89,8 @@ public final class Detach {
             err.println("pqssh server: " + e.getMessage());
             return 1;
         }
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(new File("/"))
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         pb.environment().put(CHILD_ENV, "1");
         Process p;
         try {
@@ -153,7 +172,10 @@ public final class Detach {
         System.setErr(OneLinePrintStream.wrap(log));
     }
 
-    /** sshd's {@code -E}: append to FILE (created 0600), in the daemon and in the foreground alike. */
+    /**
+     * sshd's {@code -E}: append to FILE (created 0600), in the daemon and in the foreground alike, in sshd's format
+     * ({@link SshdLogFile}).
+     */
     public static PrintStream logFile(Path file) throws IOException {
         if (!Files.exists(file)) {
             try {
@@ -163,7 +185,7 @@ public final class Detach {
             }
         }
         OutputStream o = Files.newOutputStream(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
-        return new PrintStream(o, true, StandardCharsets.UTF_8);
+        return new PrintStream(new SshdLogFile(o), true, StandardCharsets.UTF_8);
     }
 
     /** The syslog destination: {@code /dev/log} unless {@value #SYSLOG_SOCKET_ENV} names another socket. */

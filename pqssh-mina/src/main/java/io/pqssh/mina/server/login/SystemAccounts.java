@@ -11,8 +11,9 @@ import java.util.concurrent.TimeUnit;
  * Accounts as sshd's {@code getpwnam(3)}/{@code getspnam(3)} see them. When {@code /etc/nsswitch.conf} consults
  * {@code files} first for the database (Debian's default), {@code /etc/passwd} and {@code /etc/shadow} are read
  * directly and an entry found there is the answer NSS would give; otherwise, and for names not in the files, the
- * name service answers through {@code getent(1)}, so other sources (LDAP, sssd, systemd) count as they do for
- * sshd. The files alone are used when getent is missing. Reading the files spares each login two process starts
+ * name service answers through glibc's {@code getpwnam_r}/{@code getspnam_r} ({@link NameService}; {@code getent(1)}
+ * when JNA cannot bind libc), so other sources (LDAP, sssd, systemd) count as they do for sshd. The files alone are
+ * used when neither is there. Reading the files spares each login two process starts
  * (14 ms and 70 ms in one strace of a login on the loaded 2-core box; docs/startup.md).
  */
 public final class SystemAccounts implements AccountSource {
@@ -42,13 +43,22 @@ public final class SystemAccounts implements AccountSource {
 
     private static Optional<String> lookup(String database, String name, String file) {
         boolean getent = new java.io.File(GETENT).canExecute();
-        if (!getent || filesFirst(database)) {
+        boolean nss = NameService.available();
+        if (!(getent || nss) || filesFirst(database)) {
             Optional<String> local = fromFile(file, name);
-            if (local.isPresent() || !getent) {
+            if (local.isPresent() || !(getent || nss)) {
                 return local;
             }
         }
-        return fromGetent(database, name);
+        if (nss) {
+            try {
+                // in this process, as sshd's getpwnam: a getent process per unknown name was a timing tell
+                return NameService.lookup(database, name);
+            } catch (IllegalStateException | LinkageError e) {
+                // getent below, or nothing
+            }
+        }
+        return getent ? fromGetent(database, name) : Optional.empty();
     }
 
     /** Whether the database's first NSS source is {@code files} (a missing nsswitch.conf or line means files). */

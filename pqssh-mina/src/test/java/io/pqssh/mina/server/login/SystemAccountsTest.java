@@ -55,7 +55,7 @@ class SystemAccountsTest {
         assertEquals(0, SystemAccounts.INSTANCE.byName("root").orElseThrow().uid());
     }
 
-    private static Optional<String> getent(String db, String name) throws Exception {
+    static Optional<String> getent(String db, String name) throws Exception {
         Process p = new ProcessBuilder("/usr/bin/getent", db, name).redirectError(ProcessBuilder.Redirect.DISCARD)
                 .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
