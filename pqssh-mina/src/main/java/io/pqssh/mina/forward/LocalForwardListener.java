@@ -21,10 +21,11 @@ import org.apache.sshd.common.session.Session;
 import org.apache.sshd.common.util.buffer.Buffer;
 
 /**
- * A local listener (TCP or Unix-domain socket) whose every connection becomes an {@link OutgoingRelayChannel} of one
- * type: what ssh's {@code -L} does where MINA's forwarder cannot (a Unix-socket listener, a
- * {@code direct-streamlocal@openssh.com} target). Closing it stops accepting and, for a Unix socket, removes the file
- * it created.
+ * A local listener (TCP or Unix-domain socket) whose every connection becomes an {@link OutgoingRelayChannel}: what
+ * ssh's {@code -L} does where MINA's forwarder cannot (a Unix-socket listener, a
+ * {@code direct-streamlocal@openssh.com} target), and ssh's {@code -D} (a SOCKS request first, see
+ * {@link SocksConnection}), which MINA's forwarder serves without half-close. Closing it stops accepting and, for a
+ * Unix socket, removes the file it created.
  */
 public final class LocalForwardListener implements Closeable {
     private final ServerSocketChannel server;

@@ -8,7 +8,8 @@ import java.util.Arrays;
 
 /**
  * The server half of a SOCKS4, SOCKS4a or SOCKS5 handshake (RFC 1928, no authentication, CONNECT only), fed with the
- * bytes as they arrive, as OpenSSH's ssh runs it on a remote dynamic forwarding ({@code -R [bind:]port}). It never
+ * bytes as they arrive, as OpenSSH's ssh runs it for dynamic forwarding ({@code -D}, {@link SocksConnection}, and
+ * remote dynamic forwarding, {@code -R [bind:]port}, {@link RelayChannel}). It never
  * connects anywhere: it yields the requested host and port, and the caller answers with {@link #success()} or
  * {@link #failure(int)}. A handshake longer than {@value #MAX_BYTES} bytes is refused.
  */
