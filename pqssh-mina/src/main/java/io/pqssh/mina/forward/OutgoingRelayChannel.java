@@ -75,8 +75,13 @@ public final class OutgoingRelayChannel extends AbstractClientChannel {
         addCloseFutureListener(f -> closeLocal());
         // doOpen runs on the confirmation, before the peer's first CHANNEL_DATA is handled: the reply comes first
         ByteBuffer reply = ByteBuffer.wrap(toLocalOnOpen);
-        while (reply.hasRemaining()) {
-            local.write(reply);
+        try {
+            while (reply.hasRemaining()) {
+                local.write(reply);
+            }
+        } catch (IOException e) {
+            // the local program went away while the server was opening: the pump below finds the socket gone and
+            // closes the channel as any other (throwing here would drop the channel without a CHANNEL_CLOSE)
         }
         OutputStream toPeer = new ChannelOutputStream(this, getRemoteWindow(), log, SshConstants.SSH_MSG_CHANNEL_DATA,
                 true);
