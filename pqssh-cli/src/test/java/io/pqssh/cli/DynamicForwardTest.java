@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Test;
  * channel per connection) against Debian's sshd and pqssh server: curl through SOCKS5, SOCKS5 with a host name and
  * SOCKS4a to a loopback HTTP server; a client that sends its request, shuts down its sending side and then reads the
  * whole reply from a target that answers only after that end of input; a target that half-closes first and still
- * reads what follows; an unreachable target answered with a SOCKS failure; a malformed greeting dropped while other
- * connections go on; ssh's {@code -v} lines (and those of a TCP {@code -L}); {@code ExitOnForwardFailure} for a port already taken.
+ * reads what follows; an unreachable target answered with a SOCKS failure; a malformed greeting dropped and a client gone
+ * before its answer, while other connections go on; ssh's {@code -v} lines (and those of a TCP {@code -L}); {@code ExitOnForwardFailure} for a port already taken.
  */
 class DynamicForwardTest extends SocksForwardFixture {
     @Test
@@ -134,6 +134,11 @@ class DynamicForwardTest extends SocksForwardFixture {
                 answer = -1; // reset: closed before it read all three bytes, dropped all the same
             }
             assertEquals(-1, answer, "a malformed SOCKS greeting got an answer");
+            // a client that asks and goes away before the answer costs only its own channel
+            try (Socket gone = new Socket(InetAddress.getLoopbackAddress(), d)) {
+                gone.getOutputStream().write(new byte[] {5, 1, 0, 5, 1, 0, 1, 127, 0, 0, 1, (byte) (httpPort >> 8),
+                    (byte) httpPort});
+            }
             assertHello(h.curl("--socks5", d, url + "/after-bad"), "/after-bad", c);
         }
 
@@ -148,6 +153,7 @@ class DynamicForwardTest extends SocksForwardFixture {
                 ": dynamic request: socks4 host localhost port " + replier + " command 1")) {
             assertTrue(err.contains(line), "missing -v line '" + line + "'\n" + c.output());
         }
+        assertTrue(!err.contains("Exception"), "a stack trace or exception text on stderr\n" + c.output());
         assertTrue(c.process().isAlive(), c.output());
         return origin;
     }
