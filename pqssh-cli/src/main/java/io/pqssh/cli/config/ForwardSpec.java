@@ -7,7 +7,8 @@ import java.util.List;
  * reads it: {@code [bind_address:]port} and, except for dynamic and for a remote SOCKS forward,
  * {@code host:hostport}. IPv6 addresses go in brackets. Unix-socket paths (containing {@code /}) are kept as paths.
  *
- * @param bindAddress null when not given (ssh then binds loopback unless GatewayPorts)
+ * @param bindAddress null when not given (ssh then binds loopback unless GatewayPorts); "" when given empty, which
+ *        ssh reads as {@code *}
  * @param bindPort 0 for "any free port" (remote forwards), or null when {@code bindPath} is set
  * @param bindPath a Unix socket path, or null
  * @param targetHost null for dynamic forwards and remote SOCKS forwards
@@ -30,9 +31,14 @@ public record ForwardSpec(Kind kind, String bindAddress, Integer bindPort, Strin
         return parse(kind, String.join(":", args), args);
     }
 
-    /** Parses the command-line form ({@code -L [bind:]port:host:hostport}). */
+    /** Parses the command-line form ({@code -L [bind:]port:host:hostport}); errors in ssh's words for the flag. */
     public static ForwardSpec parseCommandLine(Kind kind, String spec) throws ConfigException {
-        return parse(kind, spec, List.of(spec));
+        try {
+            return parse(kind, spec, List.of(spec));
+        } catch (ConfigException e) {
+            throw new ConfigException("Bad " + kind.name().toLowerCase(java.util.Locale.ROOT)
+                    + " forwarding specification '" + spec + "'");
+        }
     }
 
     private static ForwardSpec parse(Kind kind, String spec, List<String> original) throws ConfigException {
@@ -84,8 +90,8 @@ public record ForwardSpec(Kind kind, String bindAddress, Integer bindPort, Strin
         if (host != null && host.isEmpty()) {
             throw new NumberFormatException();
         }
-        return new ForwardSpec(kind, addr == null || addr.isEmpty() ? null : addr, bp, bindPath, host, tp,
-                targetPath);
+        // an empty bind address ("-D :1080") is kept: ssh reads it as "*" (every interface), unlike none at all
+        return new ForwardSpec(kind, addr, bp, bindPath, host, tp, targetPath);
     }
 
     private static int port(String s, boolean zeroAllowed) {

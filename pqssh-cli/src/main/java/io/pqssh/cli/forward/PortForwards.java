@@ -148,7 +148,7 @@ public final class PortForwards implements AutoCloseable {
         if (a.equals("localhost")) {
             return "127.0.0.1";
         }
-        return a.equals("*") ? "0.0.0.0" : a;
+        return a.equals("*") || a.isEmpty() ? "0.0.0.0" : a;
     }
 
     private static String remoteBind(ForwardSpec s) {
@@ -156,7 +156,7 @@ public final class PortForwards implements AutoCloseable {
         if (a == null) {
             return "localhost";
         }
-        return a.equals("*") ? "" : a;
+        return a.equals("*") ? "" : a; // "" (given empty) asks for every interface too
     }
 
     private static String describe(ForwardSpec s) {
