@@ -19,8 +19,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Interactive {@code pqssh sftp host} (no -b) in a real terminal (tmux), against Debian's OpenSSH sshd with its
  * sftp-server and against {@code pqssh server}: the {@code sftp> } prompt, pwd/cd/lcd/lpwd, put and get (bytes
- * compared), ls in sftp's columns, mkdir/rm/rmdir, OpenSSH 9.2's messages for a missing file, a bad cd and an unknown
- * command (the session goes on after each), and the three ways out: Ctrl-D, {@code bye}, {@code quit} (status 0).
+ * compared) with sftp's progress meter, ls in sftp's columns, mkdir/rm/rmdir, OpenSSH 9.2's messages for a missing
+ * file, a bad cd and an unknown command (the session goes on after each), line editing and history, Ctrl-C at the
+ * prompt and during a transfer (stopped, the session goes on), and the three ways out: Ctrl-D, {@code bye},
+ * {@code quit} (status 0).
  */
 class SftpInteractiveTmuxTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
@@ -110,6 +112,50 @@ class SftpInteractiveTmuxTest {
             assertFalse(Files.exists(remote.resolve("local.bin")), "rm did not remove the file");
             assertFalse(Files.exists(remote.resolve("sub")), "rmdir did not remove the directory");
 
+            // line editing and history (JLine, as sftp's libedit): Left moves back into the line, Up recalls it
+            // (JLine redraws an edited line padded with blanks to the terminal's width)
+            Pattern pwdOutput = Pattern.compile("sftp> pwd *\nRemote working directory: " + Pattern.quote(
+                    remote.toString()) + "\n");
+            awaitPrompt(pane);
+            pane.type("pd");
+            pane.key("Left");
+            pane.type("w");
+            pane.key("Enter");
+            pane.await(WAIT, "the edited pwd", s -> count(s, pwdOutput) == 2);
+            awaitPrompt(pane);
+            pane.key("Up");
+            pane.key("Enter");
+            pane.await(WAIT, "pwd again from the history", s -> count(s, pwdOutput) == 3);
+            // Ctrl-C at the prompt drops the line; the session goes on
+            awaitPrompt(pane);
+            pane.type("rm x");
+            pane.key("C-c");
+            command(pane, "lpwd");
+            Pattern lpwdOutput = Pattern.compile("sftp> lpwd *\nLocal working directory: "
+                    + Pattern.quote(down.toString()) + "\n");
+            pane.await(WAIT, "lpwd after Ctrl-C at the prompt", s -> count(s, lpwdOutput) == 2);
+
+            // Ctrl-C during a transfer stops it ("Interrupt"), the prompt comes back and the session goes on
+            Path big = remote.resolve("big.sparse");
+            try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(big.toFile(), "rw")) {
+                f.setLength(1L << 30); // sparse: no disk used on the remote side
+            }
+            command(pane, "get big.sparse");
+            Path partial = down.resolve("big.sparse");
+            CliHarness.waitUntil(WAIT, () -> Files.exists(partial) && partial.toFile().length() > 1_000_000,
+                    () -> "the download did not start");
+            pane.key("C-c");
+            // (as sftp: "\rInterrupt  \n" on stderr, then the meter's last line, then the prompt)
+            pane.await(WAIT, "Interrupt and the prompt", s -> s.contains("Interrupt  ")
+                    && s.stripTrailing().endsWith("sftp>"));
+            long stopped = Files.size(partial);
+            assertTrue(stopped < 1L << 30, "the download was not interrupted");
+            command(pane, "lpwd");
+            pane.await(WAIT, "lpwd after Ctrl-C during get", s -> count(s, lpwdOutput) == 3);
+            assertEquals(stopped, Files.size(partial), "the download went on after Interrupt");
+            Files.delete(partial);
+            Files.delete(big);
+
             // Ctrl-D on an empty line ends the session with status 0
             awaitPrompt(pane);
             pane.key("C-d");
@@ -132,6 +178,10 @@ class SftpInteractiveTmuxTest {
         pane.line(line);
         pane.await(WAIT, "the echo of '" + line + "'",
                 s -> s.split(java.util.regex.Pattern.quote(echoed), -1).length > before);
+    }
+
+    private static long count(String screen, Pattern p) {
+        return p.matcher(screen).results().count();
     }
 
     private static void awaitPrompt(TmuxPane pane) throws Exception {

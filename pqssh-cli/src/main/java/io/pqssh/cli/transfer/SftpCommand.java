@@ -104,24 +104,29 @@ public final class SftpCommand implements Callable<Integer> {
                 }
                 return 0;
             }
-            // interactive: a prompt on a terminal; commands from a pipe are echoed after "sftp> " instead (sftp's
-            // rules). Errors are reported and the session goes on; EOF (Ctrl-D) ends it with status 0.
+            if (interactive) {
+                try (SftpPrompt prompt = new SftpPrompt(shell, System.err)) {
+                    while (true) {
+                        String line = prompt.readLine();
+                        if (line == null) {
+                            out.println();
+                            return 0;
+                        }
+                        if (shell.execute(line) == SftpShell.Outcome.QUIT) {
+                            return 0;
+                        }
+                    }
+                }
+            }
+            // commands from a pipe are echoed after "sftp> " (sftp's rule); errors are reported and the session goes
+            // on; EOF ends it with status 0
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             while (true) {
-                if (interactive) {
-                    out.print("sftp> ");
-                    out.flush();
-                }
                 String line = in.readLine();
                 if (line == null) {
-                    if (interactive) {
-                        out.println();
-                    }
                     return 0;
                 }
-                if (!interactive) {
-                    out.println("sftp> " + line);
-                }
+                out.println("sftp> " + line);
                 if (shell.execute(line) == SftpShell.Outcome.QUIT) {
                     return 0;
                 }

@@ -361,6 +361,9 @@ final class SftpShell {
                 out.println((o.resume() ? "Resuming " : "Fetching ") + src + (a.isDirectory() ? "/" : "") + " to "
                         + shownLocal);
             }
+            if (!a.isDirectory() && !a.isRegularFile()) {
+                throw new Failure("download " + src + ": not a regular file");
+            }
             long written;
             try {
                 written = SftpTransfers.download(sftp, src, lcwd.resolve(shownLocal), o);

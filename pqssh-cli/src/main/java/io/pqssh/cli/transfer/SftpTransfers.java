@@ -184,7 +184,7 @@ final class SftpTransfers {
         try (SftpClient.CloseableHandle h = sftp.open(remote, EnumSet.of(SftpClient.OpenMode.Read));
                 InputStream in = new SftpInputStreamAsync((AbstractSftpClient) sftp,
                         packet(sftp.getClientChannel().getLocalWindow().getPacketSize()), offset,
-                        Math.max(0, a.getSize() - offset), remote, h, false);
+                        Long.MAX_VALUE / 2, remote, h, false); // to EOF: the size of a device file says nothing
                 FileChannel ch = FileChannel.open(local, opts)) {
             if (!existed) {
                 // as sftp's open(local, O_CREAT, mode | S_IWUSR) under its (l)umask
