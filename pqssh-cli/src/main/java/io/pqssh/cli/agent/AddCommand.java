@@ -70,6 +70,29 @@ public final class AddCommand implements Callable<Integer> {
                     + " /etc/ssh/ssh_known_hosts, /etc/ssh/ssh_known_hosts2).")
     List<Path> hostKeyFiles = new ArrayList<>();
 
+    @Option(names = "-k", description = "Plain keys only, no certificates (pqssh add never loads certificates).")
+    boolean keysOnly;
+
+    @Option(names = "-C", description = "Certificates only: pqssh has no certificates, so nothing is added (exit 1).")
+    boolean certificatesOnly;
+
+    @Option(names = "-T", description = "Test that the agent can use the keys of the given public key files: a"
+            + " signature, or an ML-KEM decapsulation.")
+    boolean test;
+
+    @Option(names = "-s", paramLabel = "pkcs11", description = "Not supported: PKCS#11 (exit 1).")
+    String pkcs11Add;
+
+    @Option(names = "-e", paramLabel = "pkcs11", description = "Not supported: PKCS#11 (exit 1).")
+    String pkcs11Remove;
+
+    @Option(names = "-S", paramLabel = "provider",
+            description = "FIDO provider: ignored, as ssh-add does for keys that are not FIDO keys (pqssh reads none).")
+    String skProvider;
+
+    @Option(names = "-K", description = "Not supported: FIDO resident keys (exit 1).")
+    boolean residentKeys;
+
     @Option(names = "-x", description = "Lock the agent with a passphrase.")
     boolean lock;
 
@@ -152,7 +175,30 @@ public final class AddCommand implements Callable<Integer> {
             }
             KeyConstraints constraints = new KeyConstraints(life == 0 ? KeyConstraints.NO_LIFETIME : life, confirm,
                     rules);
+            if (test) {
+                if (files.isEmpty()) {
+                    System.err.println("no keys to test");
+                    return 255;
+                }
+                int rc = 0;
+                for (Path f : files) {
+                    rc |= AgentKeyTest.test(agent, f);
+                }
+                return rc;
+            }
+            if (pkcs11Add != null || pkcs11Remove != null) {
+                System.err.println("pqssh add: PKCS#11 tokens (-s/-e) are not supported");
+                return 1;
+            }
+            if (residentKeys) {
+                System.err.println("pqssh add: FIDO resident keys (-K) are not supported");
+                return 1;
+            }
             List<Path> keys = files.isEmpty() ? defaults() : files;
+            if (certificatesOnly) {
+                System.err.println("pqssh add: certificates are not supported; -C adds nothing");
+                return 1;
+            }
             if (keys.isEmpty()) {
                 System.err.println("pqssh add: no key files given and none of the default ones exist");
                 return 1;

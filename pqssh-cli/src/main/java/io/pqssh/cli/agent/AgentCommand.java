@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
+import io.pqssh.cli.keygen.FingerprintHash;
 import io.pqssh.core.agent.Agent;
 import io.pqssh.core.agent.AgentSocketServer;
 import io.pqssh.core.agent.KeyConstraints;
@@ -27,6 +28,22 @@ public final class AgentCommand implements Callable<Integer> {
     @Option(names = "-D", description = "Foreground mode: do not go to the background.")
     boolean foreground;
 
+    @Option(names = "-d", description = "Debug mode: foreground, each request and its answer on stderr.")
+    boolean debug;
+
+    @Option(names = "-E", paramLabel = "fingerprint_hash",
+            description = "Fingerprint hash in confirmation questions: sha256 (default) or md5.")
+    String hash = "sha256";
+
+    @Option(names = "-O", paramLabel = "option", description = "allow-remote-pkcs11, no-restrict-websafe or"
+            + " websafe-allow=list: accepted as ssh-agent's, without effect (pqssh agent loads no PKCS#11 or FIDO"
+            + " provider).")
+    List<String> options = new ArrayList<>();
+
+    @Option(names = "-P", paramLabel = "allowed_providers", description = "Accepted as ssh-agent's; every"
+            + " PKCS#11/FIDO provider is refused whatever it says.")
+    List<String> providers = new ArrayList<>();
+
     @Option(names = "-a", paramLabel = "bind_address", description = "Unix socket path (must not exist).")
     Path socket;
 
@@ -45,6 +62,16 @@ public final class AgentCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (debug && foreground) {
+            System.err.println("usage: pqssh agent [-c | -s] [-Dd] [-a bind_address] [-E fingerprint_hash]"
+                    + " [-O option] [-P allowed_providers] [-t life]");
+            return 1;
+        }
+        String invalid = invalidOption();
+        if (invalid != null) {
+            System.err.println(invalid);
+            return 255; // ssh-agent's fatal()
+        }
         if (kill) {
             return kill();
         }
@@ -61,19 +88,20 @@ public final class AgentCommand implements Callable<Integer> {
         }
         Path path = socket != null ? socket.toAbsolutePath()
                 : AgentSocketServer.newSocketPath(Path.of(System.getProperty("java.io.tmpdir")));
-        if (foreground) {
+        if (foreground || debug) {
             return runForeground(path, life);
         }
         return startBackground(path);
     }
 
     private int runForeground(Path path, long life) throws Exception {
-        Agent agent = new Agent(life, new AskpassConfirmation(System.getenv()), System::nanoTime,
-                new io.pqssh.mina.agent.HostKeySignatures());
+        Agent agent = new Agent(life, new AskpassConfirmation(System.getenv(), FingerprintHash.parse(hash)),
+                System::nanoTime, new io.pqssh.mina.agent.HostKeySignatures());
         Thread reaper = new Thread(agent::reapUntilInterrupted, "agent-key-reaper");
         reaper.setDaemon(true);
         reaper.start();
-        try (AgentSocketServer server = AgentSocketServer.start(path, agent)) {
+        try (AgentSocketServer server = debug ? AgentSocketServer.start(path, () -> AgentDebug.logging(agent))
+                : AgentSocketServer.start(path, agent)) {
             printEnvironment(path, ProcessHandle.current().pid());
             CountDownLatch stop = new CountDownLatch(1);
             Thread hook = new Thread(() -> {
@@ -137,6 +165,7 @@ public final class AgentCommand implements Callable<Integer> {
         if (lifetime != null) {
             cmd.addAll(List.of("-t", lifetime));
         }
+        cmd.addAll(List.of("-E", hash));
         File devNull = new File("/dev/null");
         Process p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(devNull))
                 .redirectOutput(ProcessBuilder.Redirect.to(devNull)).redirectError(ProcessBuilder.Redirect.to(devNull))
@@ -153,6 +182,27 @@ public final class AgentCommand implements Callable<Integer> {
         // with setsid the agent is setsid's child only if setsid had to fork; it execs in place otherwise
         printEnvironment(path, p.pid());
         return 0;
+    }
+
+    /** ssh-agent's checks of -E, -O and -P (fatal, exit 255); null when all are valid. */
+    private String invalidOption() {
+        try {
+            FingerprintHash.parse(hash);
+        } catch (IllegalArgumentException e) {
+            return "Invalid hash algorithm \"" + hash + "\"";
+        }
+        boolean websafe = false;
+        for (String o : options) {
+            if (o.startsWith("websafe-allow=")) {
+                if (websafe) {
+                    return "websafe-allow already set";
+                }
+                websafe = true;
+            } else if (!o.equals("no-restrict-websafe") && !o.equals("allow-remote-pkcs11")) {
+                return "Unknown -O option";
+            }
+        }
+        return providers.size() > 1 ? "-P option already specified" : null;
     }
 
     private void printEnvironment(Path path, long pid) {

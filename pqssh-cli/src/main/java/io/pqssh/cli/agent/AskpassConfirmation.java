@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import io.pqssh.core.agent.Agent;
-import io.pqssh.core.keys.KeyFingerprints;
+import io.pqssh.cli.keygen.FingerprintHash;
 
 /**
  * ssh-agent's confirmation of a confirm-constrained key ({@code ssh-add -c}): runs {@code SSH_ASKPASS} (default
@@ -22,9 +22,11 @@ final class AskpassConfirmation implements Agent.UseConfirmation {
     private static final long MAX_WAIT_MINUTES = 10;
 
     private final Map<String, String> env;
+    private final FingerprintHash hash;
 
-    AskpassConfirmation(Map<String, String> env) {
+    AskpassConfirmation(Map<String, String> env, FingerprintHash hash) {
         this.env = Map.copyOf(env);
+        this.hash = hash;
     }
 
     private boolean askpassAllowed() {
@@ -38,8 +40,9 @@ final class AskpassConfirmation implements Agent.UseConfirmation {
         return !env.getOrDefault("DISPLAY", "").isEmpty() || !env.getOrDefault("WAYLAND_DISPLAY", "").isEmpty();
     }
 
-    static String question(Agent.Entry key) {
-        return "Allow use of key " + key.comment() + "?\nKey fingerprint " + KeyFingerprints.sha256(key.blob()) + ".";
+    /** ssh-agent's question (without the line it adds for a destination-constrained key's signature). */
+    String question(Agent.Entry key) {
+        return "Allow use of key " + key.comment() + "?\nKey fingerprint " + hash.format(key.blob()) + ".";
     }
 
     @Override
