@@ -6,13 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
@@ -25,6 +23,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.pqssh.cli.AgentHarness.Run;
 import io.pqssh.core.agent.Agent;
 import io.pqssh.core.agent.AgentClient;
 import io.pqssh.core.agent.AgentSocketServer;
@@ -39,10 +38,8 @@ import io.pqssh.core.sig.SshSigningKey;
  * {@code -X}), {@code -d}/{@code -D}, and the agent's refusal of peers that are neither root nor its own user.
  */
 class AgentConstraintsEndToEndTest {
-    private static final Path SSH_AGENT = Path.of("/usr/bin/ssh-agent");
-    private static final Path SSH_ADD = Path.of("/usr/bin/ssh-add");
+    private static final Path SSH_ADD = AgentHarness.SSH_ADD;
     private static final Path SETPRIV = Path.of("/usr/bin/setpriv");
-    private static final Duration RUN = Duration.ofSeconds(90);
 
     @TempDir
     Path dir;
@@ -52,13 +49,12 @@ class AgentConstraintsEndToEndTest {
     private Path askpass;
     private Path askpassLog;
     private Path answer;
-    private Process sshAgent;
+    private AgentHarness agents;
 
     @BeforeEach
     void setUp() throws Exception {
-        CliHarness.requireBinary(SSH_ADD, "openssh-client");
-        CliHarness.requireBinary(SSH_AGENT, "openssh-client");
         h = new ForwardingHarness(dir);
+        agents = new AgentHarness(dir, h);
         home = Files.createDirectories(dir.resolve("home"));
         askpassLog = dir.resolve("askpass.log");
         answer = dir.resolve("answer");
@@ -72,10 +68,7 @@ class AgentConstraintsEndToEndTest {
 
     @AfterEach
     void tearDown() throws Exception {
-        if (sshAgent != null && sshAgent.isAlive()) {
-            sshAgent.destroy(); // ours, by its PID
-            sshAgent.waitFor(5, TimeUnit.SECONDS);
-        }
+        agents.close();
         h.close();
     }
 
@@ -93,49 +86,20 @@ class AgentConstraintsEndToEndTest {
         return e;
     }
 
-    record Run(int rc, String out) {
-    }
-
-    /** Runs an OpenSSH tool with the environment, stdin from /dev/null, bounded. */
     private Run run(Map<String, String> env, String... cmd) throws Exception {
-        Path out = Files.createTempFile(dir, "tool", ".out");
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-        pb.environment().remove("DISPLAY");
-        pb.environment().putAll(env);
-        Process p = pb.start();
-        if (!p.waitFor(30, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError(String.join(" ", cmd) + " did not finish: " + CliHarness.read(out));
-        }
-        return new Run(p.exitValue(), CliHarness.read(out));
+        return agents.run(env, cmd);
     }
 
     private Run pqssh(Map<String, String> env, String... args) throws Exception {
-        ForwardingHarness.Proc p = h.startPqssh(env, args);
-        int rc = p.waitFor(RUN);
-        String err = CliHarness.read(p.err()).replaceFirst("^Picked up JAVA_TOOL_OPTIONS: .*\n", "");
-        return new Run(rc, CliHarness.read(p.out()) + err);
+        return agents.pqssh(env, args);
     }
 
     private ForwardingHarness.Proc pqsshAgent(Path sock, String... extra) throws Exception {
-        List<String> a = new ArrayList<>(List.of("agent", "-D", "-a", sock.toString()));
-        a.addAll(List.of(extra));
-        ForwardingHarness.Proc agent = h.startPqssh(env(sock), a.toArray(String[]::new));
-        CliHarness.waitUntil(RUN, () -> Files.exists(sock) || !agent.process().isAlive(), agent::output);
-        assertTrue(agent.process().isAlive(), agent.output());
-        return agent;
+        return agents.pqsshAgent(sock, env(sock), extra);
     }
 
     private void opensshAgent(Path sock) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(SSH_AGENT.toString(), "-D", "-a", sock.toString())
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .redirectOutput(dir.resolve("ssh-agent.out").toFile()).redirectErrorStream(true);
-        pb.environment().remove("DISPLAY");
-        pb.environment().putAll(env(sock));
-        sshAgent = pb.start();
-        CliHarness.waitUntil(Duration.ofSeconds(10), () -> Files.exists(sock) || !sshAgent.isAlive(),
-                () -> "ssh-agent did not start: " + CliHarness.read(dir.resolve("ssh-agent.out")));
+        agents.opensshAgent(sock, env(sock));
     }
 
     private static String fingerprint(Path key) throws IOException {

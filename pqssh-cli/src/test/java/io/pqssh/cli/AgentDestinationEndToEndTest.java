@@ -4,10 +4,8 @@ import static io.pqssh.cli.CliHarness.pub;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -19,6 +17,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.pqssh.cli.AgentHarness.Run;
+
 /**
  * Destination-constrained agent keys ({@code ssh-add -h}, OpenSSH 8.9+) between OpenSSH 9.2 and pqssh: a key
  * restricted to one host logs in there and nowhere else, whichever client (ssh, pqssh ssh) and whichever agent
@@ -28,9 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * prove the binding; the refused ones prove the agent checks it.
  */
 class AgentDestinationEndToEndTest {
-    private static final Path SSH_AGENT = Path.of("/usr/bin/ssh-agent");
-    private static final Path SSH_ADD = Path.of("/usr/bin/ssh-add");
-    private static final Duration RUN = Duration.ofSeconds(90);
+    private static final Path SSH_ADD = AgentHarness.SSH_ADD;
 
     @TempDir
     Path dir;
@@ -43,14 +41,13 @@ class AgentDestinationEndToEndTest {
     private int sshdA;
     private int sshdB;
     private int pqsshServer;
-    private Process sshAgent;
+    private AgentHarness agents;
 
     @BeforeEach
     void setUp() throws Exception {
-        CliHarness.requireBinary(SSH_ADD, "openssh-client");
-        CliHarness.requireBinary(SSH_AGENT, "openssh-client");
         CliHarness.requireBinary(CliHarness.SSH, "openssh-client");
         h = new ForwardingHarness(dir);
+        agents = new AgentHarness(dir, h);
         h2 = new ForwardingHarness(Files.createDirectories(dir.resolve("b")));
         home = Files.createDirectories(dir.resolve("home"));
         key = h.userKey();
@@ -66,10 +63,7 @@ class AgentDestinationEndToEndTest {
 
     @AfterEach
     void tearDown() throws Exception {
-        if (sshAgent != null && sshAgent.isAlive()) {
-            sshAgent.destroy(); // ours, by its PID
-            sshAgent.waitFor(5, TimeUnit.SECONDS);
-        }
+        agents.close();
         h.close();
         h2.close();
     }
@@ -81,43 +75,12 @@ class AgentDestinationEndToEndTest {
         return e;
     }
 
-    record Run(int rc, String out) {
-    }
-
     private Run run(Map<String, String> env, List<String> cmd) throws Exception {
-        Path out = Files.createTempFile(dir, "tool", ".out");
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-        pb.environment().remove("DISPLAY");
-        pb.environment().putAll(env);
-        Process p = pb.start();
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError(String.join(" ", cmd) + " did not finish: " + CliHarness.read(out));
-        }
-        return new Run(p.exitValue(), CliHarness.read(out));
+        return agents.run(env, cmd.toArray(String[]::new));
     }
 
     private Run pqssh(Map<String, String> env, List<String> args) throws Exception {
-        ForwardingHarness.Proc p = h.startPqssh(env, args.toArray(String[]::new));
-        int rc = p.waitFor(RUN);
-        String err = CliHarness.read(p.err()).replaceFirst("^Picked up JAVA_TOOL_OPTIONS: .*\n", "");
-        return new Run(rc, CliHarness.read(p.out()) + err);
-    }
-
-    private void pqsshAgent(Path sock) throws Exception {
-        ForwardingHarness.Proc agent = h.startPqssh(env(sock), "agent", "-D", "-a", sock.toString());
-        CliHarness.waitUntil(RUN, () -> Files.exists(sock) || !agent.process().isAlive(), agent::output);
-        assertTrue(agent.process().isAlive(), agent.output());
-    }
-
-    private void opensshAgent(Path sock) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(SSH_AGENT.toString(), "-D", "-a", sock.toString())
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .redirectOutput(dir.resolve("ssh-agent.out").toFile()).redirectErrorStream(true);
-        sshAgent = pb.start();
-        CliHarness.waitUntil(Duration.ofSeconds(10), () -> Files.exists(sock) || !sshAgent.isAlive(),
-                () -> "ssh-agent did not start: " + CliHarness.read(dir.resolve("ssh-agent.out")));
+        return agents.pqssh(env, args.toArray(String[]::new));
     }
 
     /** OpenSSH's ssh with no configuration, no identity files: only the agent's keys. */
@@ -149,7 +112,7 @@ class AgentDestinationEndToEndTest {
     @Test
     void sshAddRestrictedKeyInPqsshAgentLogsInOnlyToThePermittedHost() throws Exception {
         Path sock = dir.resolve("pqssh-agent.sock");
-        pqsshAgent(sock);
+        agents.pqsshAgent(sock, env(sock));
         Run add = run(env(sock), List.of(SSH_ADD.toString(), "-h", "hop.example", "-H", knownHosts.toString(),
                 key.toString()));
         assertEquals(0, add.rc(), add.out());
@@ -164,7 +127,7 @@ class AgentDestinationEndToEndTest {
     @Test
     void pqsshSshBindsItsSessionsForOpensshAgentKeysRestrictedByPqsshAdd() throws Exception {
         Path sock = dir.resolve("openssh-agent.sock");
-        opensshAgent(sock);
+        agents.opensshAgent(sock, env(sock));
         Run add = pqssh(env(sock), List.of("add", "-h", "pqssh.example", "-h", "b.example", "-H",
                 knownHosts.toString(), key.toString()));
         assertEquals(0, add.rc(), add.out());
@@ -181,10 +144,11 @@ class AgentDestinationEndToEndTest {
     void forwardedByPqsshSshTheKeyReachesOnlyHostsTheHopRuleNames() throws Exception {
         for (boolean pqsshAgent : new boolean[] {true, false}) {
             Path sock = dir.resolve((pqsshAgent ? "pqssh" : "openssh") + "-fwd.sock");
+            Process sshAgent = null;
             if (pqsshAgent) {
-                pqsshAgent(sock);
+                agents.pqsshAgent(sock, env(sock));
             } else {
-                opensshAgent(sock);
+                sshAgent = agents.opensshAgent(sock, env(sock));
             }
             String which = pqsshAgent ? "pqssh agent" : "ssh-agent";
             Run add = run(env(sock), List.of(SSH_ADD.toString(), "-h", "hop.example", "-h", "hop.example>b.example",
@@ -204,7 +168,7 @@ class AgentDestinationEndToEndTest {
                     knownHosts.toString(), key.toString())).rc());
             Run noRule = pqssh(env(sock), pqsshSsh(sshdA, fromHop + "; echo hop-rc=$?", "-A"));
             assertTrue(noRule.out().contains("hop-rc=255"), which + ": " + noRule.out());
-            if (!pqsshAgent) {
+            if (sshAgent != null) {
                 sshAgent.destroy();
                 sshAgent.waitFor(5, TimeUnit.SECONDS);
             }

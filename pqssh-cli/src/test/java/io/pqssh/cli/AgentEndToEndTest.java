@@ -79,9 +79,7 @@ class AgentEndToEndTest {
 
     private ForwardingHarness.Proc pqsshAgent(Path sock) throws Exception {
         ForwardingHarness.Proc agent = h.startPqssh(Map.of(), "agent", "-D", "-a", sock.toString());
-        CliHarness.waitUntil(Duration.ofSeconds(90), () -> Files.exists(sock) || !agent.process().isAlive(),
-                agent::output);
-        assertTrue(agent.process().isAlive(), agent.output());
+        AgentHarness.awaitListening(sock, agent);
         return agent;
     }
 

@@ -171,7 +171,7 @@ public final class AgentCommand implements Callable<Integer> {
                 .redirectOutput(ProcessBuilder.Redirect.to(devNull)).redirectError(ProcessBuilder.Redirect.to(devNull))
                 .start();
         long deadline = System.nanoTime() + 60_000_000_000L;
-        while (!Files.exists(path)) {
+        while (!accepting(path)) {
             if (!p.isAlive() || System.nanoTime() > deadline) {
                 p.destroy();
                 System.err.println("pqssh agent: the background agent did not start");
@@ -182,6 +182,15 @@ public final class AgentCommand implements Callable<Integer> {
         // with setsid the agent is setsid's child only if setsid had to fork; it execs in place otherwise
         printEnvironment(path, p.pid());
         return 0;
+    }
+
+    /** Connectable, not just there: the socket file exists a moment before the agent listens on it. */
+    public static boolean accepting(Path socket) {
+        try (io.pqssh.core.agent.AgentClient c = io.pqssh.core.agent.AgentClient.connect(socket)) {
+            return true;
+        } catch (java.io.IOException e) {
+            return false;
+        }
     }
 
     /** ssh-agent's checks of -E, -O and -P (fatal, exit 255); null when all are valid. */
