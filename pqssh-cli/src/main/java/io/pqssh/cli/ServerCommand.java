@@ -39,7 +39,7 @@ import picocli.CommandLine.Option;
                 "MaxAuthTries, LoginGraceTime, MaxPendingKEMChallenges, Subsystem sftp, AllowTcpForwarding, PermitOpen,",
                 "PermitListen, GatewayPorts, AllowAgentForwarding, DisableForwarding, AllowStreamLocalForwarding,",
                 "StreamLocalBindMask, StreamLocalBindUnlink, AllowUsers, DenyUsers, AllowGroups, DenyGroups,",
-                "PrintMotd, MotdFile, PermitUserRC.",
+                "PrintMotd, MotdFile, PermitUserRC, PrintLastLog.",
                 "Without HostKey: /etc/pqssh/ssh_host_ed25519_key (root) or ~/.config/pqssh/ (others).",
                 "Detaches (as sshd) unless -D or -d; the daemon logs to syslog (facility AUTH) or to -E FILE.",
                 "SIGHUP re-reads the configuration and keys; open sessions stay."})
@@ -160,7 +160,9 @@ public final class ServerCommand implements Callable<Integer> {
                 .sessionPrelude(c.sessionPrelude()).sftpServer(c.sftpServer)
                 // the 'invalid user' of sshd's log lines (refusing is the LoginPolicy's business)
                 .validUser(user -> io.pqssh.mina.server.UserPaths.home(user).isPresent())
-                .forwarding(c.forwarding).acceptEnv(c.acceptEnv);
+                .forwarding(c.forwarding).acceptEnv(c.acceptEnv)
+                // as sshd: pty logins in utmp, wtmp and lastlog, and "Last login" (PrintLastLog)
+                .loginRecords(new io.pqssh.cli.server.SystemLoginRecords(), c.printLastLog);
         FileKeyAuthorizers auth = new FileKeyAuthorizers(c.authorizedKeysFile, c.authorizedKemKeysFile,
                 c.strictModes);
         if (c.pubkeyAuthentication) {

@@ -128,6 +128,7 @@ public final class PqsshServer implements AutoCloseable {
         private io.pqssh.mina.server.session.SessionPrelude sessionPrelude =
                 io.pqssh.mina.server.session.SessionPrelude.NONE;
         private List<String> acceptEnv = List.of();
+        private io.pqssh.mina.server.session.LoginRecords.Settings loginRecords;
 
         public Builder host(String host) {
             this.host = host;
@@ -265,6 +266,16 @@ public final class PqsshServer implements AutoCloseable {
          */
         public Builder sessionPrelude(io.pqssh.mina.server.session.SessionPrelude prelude) {
             this.sessionPrelude = Objects.requireNonNull(prelude);
+            return this;
+        }
+
+        /**
+         * Under {@link #logins}: the login accounting of pty sessions (utmp, wtmp, lastlog, as sshd) and sshd's
+         * {@code PrintLastLog}. Default none (embedding); {@code pqssh server} passes its glibc implementation.
+         */
+        public Builder loginRecords(io.pqssh.mina.server.session.LoginRecords records, boolean printLastLog) {
+            this.loginRecords = new io.pqssh.mina.server.session.LoginRecords.Settings(Objects.requireNonNull(records),
+                    printLastLog);
             return this;
         }
 
@@ -494,6 +505,9 @@ public final class PqsshServer implements AutoCloseable {
                 LOG.info("not running as root: only user {} can log in, and sessions run as {}", me, me);
             }
             sshd.setAttribute(io.pqssh.mina.server.session.SessionPrelude.KEY, sessionPrelude);
+            if (loginRecords != null) {
+                sshd.setAttribute(io.pqssh.mina.server.session.LoginRecords.KEY, loginRecords);
+            }
             sshd.setCommandFactory(io.pqssh.mina.server.session.UserSessions.commands());
             sshd.setShellFactory(io.pqssh.mina.server.session.UserSessions.shells());
             if (sftp) {

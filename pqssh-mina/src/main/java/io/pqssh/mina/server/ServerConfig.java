@@ -61,6 +61,8 @@ public final class ServerConfig {
     public boolean printMotd = true;
     public boolean permitUserRc = true;
     public Path motdFile = Path.of("/etc/motd");
+    /** PrintLastLog: "Last login" on an interactive pty login (sshd's default yes). */
+    public boolean printLastLog = true;
 
     /** sshd's steps before a session's command, from PrintMotd, MotdFile and PermitUserRC. */
     public io.pqssh.mina.server.session.SessionPrelude sessionPrelude() {
@@ -146,6 +148,7 @@ public final class ServerConfig {
                     }
                 }
                 case "printmotd" -> printMotd = yesNo(value);
+                case "printlastlog" -> printLastLog = yesNo(value);
                 case "permituserrc" -> permitUserRc = yesNo(value);
                 case "motdfile" -> motdFile = Path.of(value);
                 case "allowusers" -> access = access.allowUsers(value);

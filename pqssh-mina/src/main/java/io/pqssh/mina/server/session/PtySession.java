@@ -36,7 +36,8 @@ import io.pqssh.mina.server.login.Account;
  * The command ({@code shell -c command}) or the login shell runs in it as the user ({@link SessionLaunch}), with
  * {@code TERM} from the request and {@code SSH_TTY}. Output and input are copied by two threads (a pty has one
  * stream: stderr goes the same way); {@code window-change} resizes the pty (the kernel sends SIGWINCH),
- * {@code signal} requests go to the process; the exit status is the process's.
+ * {@code signal} requests go to the process; the exit status is the process's. The login is accounted in utmp,
+ * wtmp and lastlog as sshd does for a pty session ({@link PtyLogin}, when the server keeps {@link LoginRecords}).
  */
 final class PtySession implements Command {
     private static final Logger LOG = LoggerFactory.getLogger(PtySession.class);
@@ -50,6 +51,7 @@ final class PtySession implements Command {
     private volatile UnixPtyProcess process;
     private volatile ChannelSession channel;
     private Pty pty;
+    private volatile PtyLogin login;
 
     /** @param command the command line, or null for the login shell */
     PtySession(String command) {
@@ -94,6 +96,10 @@ final class PtySession implements Command {
         Termios.windowSize(pty.getMasterFD(), cols, rows);
         String term = e.getOrDefault(Environment.ENV_TERM, "dumb");
         SessionLaunch launch = target.launch(channel, env, command, Map.of("TERM", term, "SSH_TTY", slave));
+        login = PtyLogin.of(channel, account, slave);
+        Optional<String> lastLogin = login.lastLoginMessage(command == null);
+        // before the shell runs, so it finds itself in utmp (sshd's monitor records it at the pty request)
+        login.login();
         List<String> envList = new ArrayList<>();
         launch.env().forEach((k, v) -> envList.add(k + "=" + v));
         Optional<WaitStatus> wait = WaitStatus.create();
@@ -104,11 +110,21 @@ final class PtySession implements Command {
                     launch.directory().toString(), pty, null, false);
         } catch (IOException | RuntimeException ex) {
             wait.ifPresent(WaitStatus::discard);
+            login.logout();
             throw ex;
         }
         process = p;
         this.channel = channel;
         env.addSignalListener((ch, signal) -> onSignal(signal, e));
+        // sshd's do_login: "Last login" before the shell's first output
+        lastLogin.ifPresent(line -> {
+            try {
+                out.write(line.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                out.flush();
+            } catch (IOException ex) {
+                LOG.debug("Last login line not written: {}", ex.getMessage());
+            }
+        });
         Thread output = daemon("pty-out-" + p.pid(), () -> copy(p.getInputStream(), out, BUFFER, false));
         daemon("pty-in-" + p.pid(), () -> copy(in, p.getOutputStream(), BUFFER, false));
         daemon("pty-wait-" + p.pid(), () -> awaitExit(p, output, wait));
@@ -160,8 +176,10 @@ final class PtySession implements Command {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             wait.ifPresent(WaitStatus::discard);
+            login.logout();
             return;
         }
+        login.logout();
         closePty();
         // as sshd: a shell or command killed by a signal gets exit-signal, not exit-status
         wait.flatMap(WaitStatus::read).ifPresent(d -> {
