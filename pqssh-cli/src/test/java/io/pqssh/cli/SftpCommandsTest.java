@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -88,6 +89,15 @@ class SftpCommandsTest {
         return CliHarness.pqssh(a.toArray(String[]::new));
     }
 
+    /** Commands piped to {@code pqssh sftp} without -b: sftp's interactive rules (messages, the session goes on). */
+    private CliHarness.Result piped(int port, String... lines) throws Exception {
+        List<String> a = new ArrayList<>(List.of("sftp", "-P", String.valueOf(port), "-i", key.toString(),
+                "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=" + dir.resolve("known_hosts"),
+                CliHarness.user() + "@127.0.0.1"));
+        return CliHarness.pqsshWithStdin((String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8),
+                a.toArray(String[]::new));
+    }
+
     private static byte[] random(int n) {
         byte[] b = new byte[n];
         new SecureRandom().nextBytes(b);
@@ -113,16 +123,27 @@ class SftpCommandsTest {
         Files.setLastModifiedTime(local.resolve("old.txt"), FileTime.from(OLD_MTIME, TimeUnit.SECONDS));
         Files.setPosixFilePermissions(local.resolve("old.txt"), PosixFilePermissions.fromString("rwxr-x---"));
 
-        CliHarness.Result r = batch(port, "cd " + remote, "lcd " + local,
+        CliHarness.Result r = piped(port, "cd " + remote, "lcd " + local,
                 "chmod 640 a*", "chown 4321 a.txt", "chgrp 4322 a.txt",
-                "ln -s a.txt soft.txt", "symlink ab.txt soft2.txt", "ln a.txt hard.txt",
+                "ln -s a.txt soft.txt", "symlink ab.txt soft2.txt", "ln a.txt hard.txt", "chown -h 4323 soft.txt",
                 "lumask 077", "get a.txt got.txt",
                 "put -p old.txt old.txt", "get -p old.txt oldback.txt",
                 "reget big.bin part.bin", "reput big.bin part.bin", "get -a big.bin big.bin",
-                "put -f big.bin synced.bin", "get -f synced.bin synced-back.bin", "progress", "bye");
+                "put -f big.bin synced.bin", "get -f synced.bin synced-back.bin", "progress",
+                "df", "df -h", "df -i", "cp a.txt c.txt", "bye");
         assertEquals(0, r.rc(), r.all());
         String out = r.out();
-
+        assertTrue(out.contains("sftp> chmod 640 a*\nChanging mode on " + remote + "/a.txt\nChanging mode on "
+                + remote + "/ab.txt\n"), r.all());
+        assertTrue(out.contains("sftp> chown 4321 a.txt\nChanging owner on " + remote + "/a.txt\n"), r.all());
+        assertTrue(out.contains("sftp> chgrp 4322 a.txt\nChanging group on " + remote + "/a.txt\n"), r.all());
+        assertTrue(out.contains("sftp> reget big.bin part.bin\nResuming " + remote + "/big.bin to part.bin\n"),
+                r.all());
+        assertTrue(out.contains("sftp> reput big.bin part.bin\nResuming upload of big.bin to " + remote
+                + "/part.bin\n"), r.all());
+        // -h: lsetstat@openssh.com changes the link itself (both servers have it), not the file it names
+        assertEquals(4323, Files.getAttribute(remote.resolve("soft.txt"), "unix:uid", LinkOption.NOFOLLOW_LINKS),
+                r.all());
         // chmod with a glob, chown/chgrp with numeric ids
         assertEquals("rw-r-----", mode(remote.resolve("a.txt")), r.all());
         assertEquals("rw-r-----", mode(remote.resolve("ab.txt")), r.all());
@@ -134,12 +155,10 @@ class SftpCommandsTest {
         assertTrue(Files.isSameFile(remote.resolve("a.txt"), remote.resolve("hard.txt")), r.all());
         assertEquals(2, Files.getAttribute(remote.resolve("a.txt"), "unix:nlink"), r.all());
         // df: sftp's three tables where the server has statvfs@openssh.com (MINA's has not)
-        CliHarness.Result df = batch(port, "cd " + remote, "df", "df -h", "df -i");
         if (!openSshSftpServer) {
-            assertEquals(1, df.rc(), df.all());
-            assertTrue(df.err().contains("Server does not support statvfs@openssh.com extension\n"), df.all());
+            assertTrue(r.err().contains("Server does not support statvfs@openssh.com extension\n"), r.all());
         } else {
-            dfTables(df);
+            dfTables(r);
         }
         // lumask 077: a downloaded file gets (remote mode | u+w) & ~077
         assertTrue(out.contains("sftp> lumask 077\nLocal umask: 077\n"), r.all());
@@ -157,18 +176,15 @@ class SftpCommandsTest {
         assertTrue(r.err().contains("File \"big.bin\" was not modified"), r.all());
         assertArrayEquals(big, Files.readAllBytes(remote.resolve("synced.bin")), "put -f");
         assertArrayEquals(big, Files.readAllBytes(local.resolve("synced-back.bin")), "get -f");
-        // batch mode starts with the meter off, so the toggle turns it on
+        // stderr is no terminal here, so the meter starts off (as sftp) and the toggle turns it on
         assertTrue(out.contains("sftp> progress\nProgress meter enabled\n"), r.all());
-        assertFalse(out.contains("Changing mode"), "batch mode prints no 'Changing' lines\n" + r.all());
 
         // copy-data: OpenSSH's sftp-server has it; MINA's does not, and sftp's message says so
-        CliHarness.Result cp = batch(port, "cd " + remote, "cp a.txt c.txt");
         if (openSshSftpServer) {
-            assertEquals(0, cp.rc(), cp.all());
-            assertEquals("alpha\n", Files.readString(remote.resolve("c.txt")));
+            assertEquals("alpha\n", Files.readString(remote.resolve("c.txt")), r.all());
+            assertEquals("rw-r-----", mode(remote.resolve("c.txt")), r.all());
         } else {
-            assertEquals(1, cp.rc(), cp.all());
-            assertTrue(cp.err().contains("Server does not support copy-data extension"), cp.all());
+            assertTrue(r.err().contains("Server does not support copy-data extension\n"), r.all());
             assertFalse(Files.exists(remote.resolve("c.txt")));
         }
 
@@ -195,8 +211,12 @@ class SftpCommandsTest {
         for (String[] e : errors) {
             lines.add("-" + e[0]);
         }
+        // without "-", the first failing command ends the batch with status 1
+        lines.addAll(List.of("chmod 600 nope", "mkdir after-error"));
         CliHarness.Result bad = batch(port, lines.toArray(String[]::new));
-        assertEquals(0, bad.rc(), bad.all());
+        assertEquals(1, bad.rc(), bad.all());
+        assertFalse(Files.exists(remote.resolve("after-error")), "the batch went on\n" + bad.all());
+        assertFalse(bad.out().contains("Changing mode"), "batch mode prints no 'Changing' lines\n" + bad.all());
         StringBuilder expected = new StringBuilder();
         for (String[] e : errors) {
             expected.append(e[1]).append('\n');
@@ -206,15 +226,9 @@ class SftpCommandsTest {
         assertTrue(messages.contains(expected), "expected in order:\n" + expected + bad.all());
         assertArrayEquals(big, Files.readAllBytes(remote.resolve("big.bin")), "a failed reput changed the file");
         assertEquals(300_000, Files.size(local.resolve("a-local-larger.bin")), "a failed reget changed the file");
-
-        // without "-", the first failing command ends the batch with status 1
-        CliHarness.Result stop = batch(port, "cd " + remote, "chmod 600 nope", "mkdir after-error");
-        assertEquals(1, stop.rc(), stop.all());
-        assertFalse(Files.exists(remote.resolve("after-error")), "the batch went on\n" + stop.all());
     }
 
     private static void dfTables(CliHarness.Result df) {
-        assertEquals(0, df.rc(), df.all());
         assertTrue(df.out().contains("sftp> df\n        Size         Used        Avail       (root)    %Capacity\n"),
                 df.all());
         assertTrue(df.out().matches("(?s).*sftp> df -h\n    Size     Used    Avail   \\(root\\)    %Capacity\n"
