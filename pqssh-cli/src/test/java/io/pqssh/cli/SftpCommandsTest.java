@@ -122,11 +122,13 @@ class SftpCommandsTest {
         Files.writeString(local.resolve("old.txt"), "old\n");
         Files.setLastModifiedTime(local.resolve("old.txt"), FileTime.from(OLD_MTIME, TimeUnit.SECONDS));
         Files.setPosixFilePermissions(local.resolve("old.txt"), PosixFilePermissions.fromString("rwxr-x---"));
+        Files.writeString(local.resolve("tool.sh"), "#!/bin/sh\n");
+        Files.setPosixFilePermissions(local.resolve("tool.sh"), PosixFilePermissions.fromString("rwxr-x---"));
 
         CliHarness.Result r = piped(port, "cd " + remote, "lcd " + local,
                 "chmod 640 a*", "chown 4321 a.txt", "chgrp 4322 a.txt",
                 "ln -s a.txt soft.txt", "symlink ab.txt soft2.txt", "ln a.txt hard.txt", "chown -h 4323 soft.txt",
-                "lumask 077", "get a.txt got.txt",
+                "lumask 077", "get a.txt got.txt", "put tool.sh",
                 "put -p old.txt old.txt", "get -p old.txt oldback.txt",
                 "reget big.bin part.bin", "reput big.bin part.bin", "get -a big.bin big.bin",
                 "put -f big.bin synced.bin", "get -f synced.bin synced-back.bin", "progress",
@@ -163,6 +165,8 @@ class SftpCommandsTest {
         // lumask 077: a downloaded file gets (remote mode | u+w) & ~077
         assertTrue(out.contains("sftp> lumask 077\nLocal umask: 077\n"), r.all());
         assertEquals("rw-------", mode(local.resolve("got.txt")), r.all());
+        // put creates the remote file with the local permission bits (SSH_FXP_OPEN's attributes, as sftp)
+        assertEquals("rwxr-x---", mode(remote.resolve("tool.sh")), r.all());
         // -p: times and mode both ways
         assertEquals(OLD_MTIME, Files.getLastModifiedTime(remote.resolve("old.txt")).to(
                 TimeUnit.SECONDS), r.all());

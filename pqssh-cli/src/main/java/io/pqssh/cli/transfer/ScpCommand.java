@@ -11,7 +11,6 @@ import org.apache.sshd.client.session.ClientSession;
 import org.apache.sshd.scp.client.ScpClient;
 import org.apache.sshd.scp.client.ScpClientCreator;
 import org.apache.sshd.sftp.client.SftpClient;
-import org.apache.sshd.sftp.client.SftpClientFactory;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -85,7 +84,7 @@ public final class ScpCommand implements Callable<Integer> {
             return 0;
         }
         int rc = 0;
-        try (SftpClient sftp = SftpClientFactory.instance().createSftpClient(s)) {
+        try (SftpClient sftp = SftpTransfers.open(s)) {
             boolean dir = SftpTransfers.isRemoteDirectory(sftp, remote);
             if (locals.size() > 1 && !dir) {
                 System.err.println("pqssh scp: " + remote + ": target is not a directory");
@@ -117,7 +116,7 @@ public final class ScpCommand implements Callable<Integer> {
             return 1;
         }
         int rc = 0;
-        try (SftpClient sftp = SftpClientFactory.instance().createSftpClient(s)) {
+        try (SftpClient sftp = SftpTransfers.open(s)) {
             for (String r : remotes) {
                 Path to = dir ? local.resolve(SftpTransfers.baseName(r)) : local;
                 try {

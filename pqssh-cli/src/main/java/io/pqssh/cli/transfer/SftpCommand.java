@@ -13,7 +13,6 @@ import java.util.concurrent.Callable;
 
 import org.apache.sshd.client.session.ClientSession;
 import org.apache.sshd.sftp.client.SftpClient;
-import org.apache.sshd.sftp.client.SftpClientFactory;
 
 import io.pqssh.cli.ssh.Terminals;
 
@@ -73,10 +72,7 @@ public final class SftpCommand implements Callable<Integer> {
         if (batchLines == null && !session.quiet) {
             System.err.println("Connected to " + host + ".");
         }
-        // SFTP version 3, the one OpenSSH's sftp and sftp-server speak (MINA's server would agree on 6): the OpenSSH
-        // extensions and SftpRequests' attributes are defined for it
-        try (SftpClient sftp = SftpClientFactory.instance().createSftpClient(s,
-                org.apache.sshd.sftp.client.SftpVersionSelector.fixedVersionSelector(3))) {
+        try (SftpClient sftp = SftpTransfers.open(s)) {
             boolean progress = batchLines == null && !session.quiet && Terminals.isTerminal(2);
             boolean meter = Terminals.isTerminal(1);
             SftpShell shell = new SftpShell(sftp, out, System.err, new SftpShell.Mode(recursiveDefault,

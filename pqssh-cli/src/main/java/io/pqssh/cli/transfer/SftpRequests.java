@@ -7,6 +7,7 @@ import org.apache.sshd.common.util.buffer.ByteArrayBuffer;
 import org.apache.sshd.sftp.client.RawSftpClient;
 import org.apache.sshd.sftp.client.SftpClient;
 import org.apache.sshd.sftp.client.extensions.helpers.AbstractSftpClientExtension;
+import org.apache.sshd.sftp.client.impl.DefaultCloseableHandle;
 import org.apache.sshd.sftp.common.SftpConstants;
 
 /**
@@ -74,6 +75,28 @@ final class SftpRequests extends AbstractSftpClientExtension {
         b.putString(target);
         b.putString(link);
         checkStatus(receive(send(SftpConstants.SSH_FXP_SYMLINK, b)));
+    }
+
+    /**
+     * SSH_FXP_OPEN with attributes, as sftp's put sends the local file's permission bits for the server to create
+     * the file with (under its umask); MINA's {@code open} sends none.
+     */
+    SftpClient.CloseableHandle open(String path, int pflags, Change attrs) throws IOException {
+        Buffer b = new ByteArrayBuffer(path.length() + 64, false);
+        b.putString(path);
+        b.putUInt(pflags);
+        attrs.encode(b);
+        Buffer reply = receive(send(SftpConstants.SSH_FXP_OPEN, b));
+        int start = reply.rpos();
+        reply.getInt(); // length
+        int type = reply.getUByte();
+        reply.getInt(); // request id
+        if (type != SftpConstants.SSH_FXP_HANDLE) {
+            reply.rpos(start);
+            checkStatus(reply);
+            throw new IOException("SSH_FXP_OPEN: unexpected reply type " + type);
+        }
+        return new DefaultCloseableHandle(getClient(), path, reply.getBytes());
     }
 
     /** {@code hardlink@openssh.com}: a new name {@code link} for the existing file {@code existing}. */

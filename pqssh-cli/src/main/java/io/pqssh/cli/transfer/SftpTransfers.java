@@ -18,11 +18,15 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
+import org.apache.sshd.client.session.ClientSession;
 import org.apache.sshd.sftp.client.SftpClient;
+import org.apache.sshd.sftp.client.SftpClientFactory;
+import org.apache.sshd.sftp.client.SftpVersionSelector;
 import org.apache.sshd.sftp.client.extensions.openssh.OpenSSHFsyncExtension;
 import org.apache.sshd.sftp.client.impl.AbstractSftpClient;
 import org.apache.sshd.sftp.client.impl.SftpInputStreamAsync;
 import org.apache.sshd.sftp.client.impl.SftpOutputStreamAsync;
+import org.apache.sshd.sftp.common.SftpConstants;
 
 /** File and directory copies over an SFTP session (MINA's client), for {@code pqssh scp} and {@code pqssh sftp}. */
 final class SftpTransfers {
@@ -62,6 +66,15 @@ final class SftpTransfers {
     }
 
     private SftpTransfers() {
+    }
+
+    /**
+     * An SFTP client speaking version 3, the one OpenSSH's sftp, scp and sftp-server speak (MINA's server would agree
+     * on 6, whose attributes and statuses differ): the OpenSSH extensions and {@link SftpRequests}' attributes are
+     * defined for it.
+     */
+    static SftpClient open(ClientSession session) throws IOException {
+        return SftpClientFactory.instance().createSftpClient(session, SftpVersionSelector.fixedVersionSelector(3));
     }
 
     static boolean isRemoteDirectory(SftpClient sftp, String path) {
@@ -127,10 +140,12 @@ final class SftpTransfers {
             }
             offset = there.getSize();
         }
-        Set<SftpClient.OpenMode> modes = o.resume() ? EnumSet.of(SftpClient.OpenMode.Write)
-                : EnumSet.of(SftpClient.OpenMode.Write, SftpClient.OpenMode.Create, SftpClient.OpenMode.Truncate);
+        // as sftp: WRITE|CREAT, and TRUNC unless resuming; a new file gets the local permission bits
+        int pflags = SftpConstants.SSH_FXF_WRITE | SftpConstants.SSH_FXF_CREAT
+                | (o.resume() ? 0 : SftpConstants.SSH_FXF_TRUNC);
         long written;
-        try (SftpClient.CloseableHandle h = sftp.open(remote, modes);
+        try (SftpClient.CloseableHandle h = new SftpRequests(sftp).open(remote, pflags,
+                SftpRequests.Change.permissions(mode(local)));
                 InputStream in = Files.newInputStream(local)) {
             in.skipNBytes(offset);
             try (SftpOutputStreamAsync out = new SftpOutputStreamAsync((AbstractSftpClient) sftp,
@@ -243,12 +258,17 @@ final class SftpTransfers {
         }
         FileTime mtime = Files.getLastModifiedTime(local);
         FileTime atime = (FileTime) Files.getAttribute(local, "lastAccessTime");
+        new SftpRequests(sftp).setstat(remote, new SftpRequests.Change(null, null, mode(local),
+                atime.toMillis() / 1000, mtime.toMillis() / 1000), true);
+    }
+
+    /** The permission bits of a local file (rwx for owner, group, others). */
+    private static int mode(Path local) throws IOException {
         int mode = 0;
         for (PosixFilePermission p : Files.getPosixFilePermissions(local)) {
             mode |= 1 << (8 - p.ordinal());
         }
-        new SftpRequests(sftp).setstat(remote, new SftpRequests.Change(null, null, mode,
-                atime.toMillis() / 1000, mtime.toMillis() / 1000), true);
+        return mode;
     }
 
     static void setMode(Path p, int mode) throws IOException {
