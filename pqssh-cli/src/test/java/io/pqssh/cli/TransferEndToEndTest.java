@@ -20,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code pqssh scp} (SFTP and legacy -O) and {@code pqssh sftp -b} against {@code pqssh server} and Debian's OpenSSH
- * sshd with its sftp-server: SHA-256-checked round trips of files and -r directories, batch exit status on errors.
+ * sshd with its sftp-server: SHA-256-checked round trips of files and -r directories, -p keeping times and modes,
+ * batch exit status on errors.
  */
 class TransferEndToEndTest {
     @TempDir
@@ -109,6 +110,22 @@ class TransferEndToEndTest {
         CliHarness.Result down = scp(port, remote + remoteDir.resolve("big.bin"), back.resolve("copy.bin").toString());
         assertEquals(0, down.rc(), down.all());
         assertEquals(sha256(src), sha256(back.resolve("copy.bin")));
+
+        // -p keeps the modification time and mode both ways (over SFTP: SETSTAT up, utimes/chmod down)
+        Path stamped = randomFile(dir.resolve("src/stamped.bin"), 1000);
+        Files.setLastModifiedTime(stamped, java.nio.file.attribute.FileTime.fromMillis(1_000_000_000_000L));
+        Files.setPosixFilePermissions(stamped, java.nio.file.attribute.PosixFilePermissions.fromString("rwx---r--"));
+        CliHarness.Result upP = scp(port, "-p", stamped.toString(), remote + remoteDir + "/");
+        assertEquals(0, upP.rc(), upP.all());
+        assertEquals(1_000_000_000_000L, Files.getLastModifiedTime(remoteDir.resolve("stamped.bin")).toMillis());
+        assertEquals("rwx---r--", java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(remoteDir.resolve("stamped.bin"))));
+        CliHarness.Result downP = scp(port, "-p", remote + remoteDir.resolve("stamped.bin"),
+                back.resolve("stamped.bin").toString());
+        assertEquals(0, downP.rc(), downP.all());
+        assertEquals(1_000_000_000_000L, Files.getLastModifiedTime(back.resolve("stamped.bin")).toMillis());
+        assertEquals("rwx---r--", java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(back.resolve("stamped.bin"))));
 
         // -r directories both ways
         CliHarness.Result upR = scp(port, "-r", tree.toString(), remote + remoteDir);

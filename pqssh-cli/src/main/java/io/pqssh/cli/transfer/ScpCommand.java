@@ -32,7 +32,7 @@ public final class ScpCommand implements Callable<Integer> {
     @Option(names = "-O", description = "Use the legacy SCP protocol instead of SFTP.")
     boolean legacy;
 
-    @Option(names = "-p", description = "Preserve modification times and modes (legacy protocol only).")
+    @Option(names = "-p", description = "Preserve modification times and modes.")
     boolean preserve;
 
     @Mixin
@@ -94,7 +94,7 @@ public final class ScpCommand implements Callable<Integer> {
                 String to = dir ? SftpTransfers.join(remote, l.toAbsolutePath().normalize().getFileName().toString())
                         : remote;
                 try {
-                    SftpTransfers.upload(sftp, l, to, recursive);
+                    SftpTransfers.upload(sftp, l, to, sftpOptions());
                 } catch (java.io.IOException e) {
                     System.err.println("pqssh scp: " + l + " -> " + to + ": " + e.getMessage());
                     rc = 1;
@@ -120,7 +120,7 @@ public final class ScpCommand implements Callable<Integer> {
             for (String r : remotes) {
                 Path to = dir ? local.resolve(SftpTransfers.baseName(r)) : local;
                 try {
-                    SftpTransfers.download(sftp, r, to, recursive);
+                    SftpTransfers.download(sftp, r, to, sftpOptions());
                 } catch (java.io.IOException e) {
                     System.err.println("pqssh scp: " + r + ": " + e.getMessage());
                     rc = 1;
@@ -128,6 +128,12 @@ public final class ScpCommand implements Callable<Integer> {
             }
         }
         return rc;
+    }
+
+    /** scp over SFTP as OpenSSH's: -r, -p (times and modes), new local files under this process's umask. */
+    private SftpTransfers.Options sftpOptions() {
+        return new SftpTransfers.Options(recursive, false, preserve, false, LocalUmask.current(),
+                ProgressMeter.Factory.NONE, () -> false);
     }
 
     private EnumSet<ScpClient.Option> options(boolean targetIsDirectory) {

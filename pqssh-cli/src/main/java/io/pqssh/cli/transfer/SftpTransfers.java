@@ -60,9 +60,6 @@ final class SftpTransfers {
      */
     record Options(boolean recursive, boolean resume, boolean preserve, boolean fsync, int umask,
             ProgressMeter.Factory meter, BooleanSupplier interrupted) {
-        static Options plain(boolean recursive) {
-            return new Options(recursive, false, false, false, 022, ProgressMeter.Factory.NONE, () -> false);
-        }
     }
 
     private SftpTransfers() {
@@ -95,17 +92,10 @@ final class SftpTransfers {
         return slash < 0 ? r : r.substring(slash + 1);
     }
 
-    /** Copies {@code local} to exactly {@code remote} (a directory needs {@code recursive}). */
-    static void upload(SftpClient sftp, Path local, String remote, boolean recursive) throws IOException {
-        upload(sftp, local, remote, Options.plain(recursive));
-    }
-
-    /** Copies {@code remote} to exactly {@code local} (a directory needs {@code recursive}). */
-    static void download(SftpClient sftp, String remote, Path local, boolean recursive) throws IOException {
-        download(sftp, remote, local, Options.plain(recursive));
-    }
-
-    /** As {@link #upload(SftpClient, Path, String, boolean)}; returns the bytes written (0: nothing to resume). */
+    /**
+     * Copies {@code local} to exactly {@code remote} (a directory needs {@code recursive}); returns the bytes written
+     * (0: nothing to resume).
+     */
     static long upload(SftpClient sftp, Path local, String remote, Options o) throws IOException {
         if (Files.isDirectory(local)) {
             if (!o.recursive()) {
@@ -165,7 +155,10 @@ final class SftpTransfers {
         return written;
     }
 
-    /** As {@link #download(SftpClient, String, Path, boolean)}; returns the bytes written (0: nothing to resume). */
+    /**
+     * Copies {@code remote} to exactly {@code local} (a directory needs {@code recursive}); returns the bytes written
+     * (0: nothing to resume).
+     */
     static long download(SftpClient sftp, String remote, Path local, Options o) throws IOException {
         SftpClient.Attributes a = sftp.stat(remote);
         if (a.isDirectory()) {
