@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -58,11 +57,7 @@ class AgentConstraintsEndToEndTest {
         home = Files.createDirectories(dir.resolve("home"));
         askpassLog = dir.resolve("askpass.log");
         answer = dir.resolve("answer");
-        askpass = dir.resolve("askpass.sh");
-        // logs what it was asked; answers the content of the answer file ("FAIL": exit 1, as a cancelled dialog)
-        Files.writeString(askpass, "#!/bin/sh\nprintf '%s|%s\\n' \"$SSH_ASKPASS_PROMPT\" \"$1\" >> '" + askpassLog
-                + "'\na=$(cat '" + answer + "')\n[ \"$a\" = FAIL ] && exit 1\nprintf '%s\\n' \"$a\"\n");
-        Files.setPosixFilePermissions(askpass, PosixFilePermissions.fromString("rwx------"));
+        askpass = AgentHarness.askpass(dir, askpassLog, answer);
         answer("yes");
     }
 
@@ -76,14 +71,8 @@ class AgentConstraintsEndToEndTest {
         Files.writeString(answer, s + "\n");
     }
 
-    /** The environment of agents and clients: askpass forced (no display here), an empty home for pqssh. */
     private Map<String, String> env(Path sock) {
-        Map<String, String> e = new HashMap<>();
-        e.put("SSH_AUTH_SOCK", sock.toString());
-        e.put("SSH_ASKPASS", askpass.toString());
-        e.put("SSH_ASKPASS_REQUIRE", "force");
-        e.put("JAVA_TOOL_OPTIONS", "-Duser.home=" + home);
-        return e;
+        return AgentHarness.env(sock, home, askpass);
     }
 
     private Run run(Map<String, String> env, String... cmd) throws Exception {

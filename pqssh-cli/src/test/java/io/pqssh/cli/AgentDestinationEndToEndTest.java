@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -69,10 +68,7 @@ class AgentDestinationEndToEndTest {
     }
 
     private Map<String, String> env(Path sock) {
-        Map<String, String> e = new HashMap<>();
-        e.put("SSH_AUTH_SOCK", sock.toString());
-        e.put("JAVA_TOOL_OPTIONS", "-Duser.home=" + home);
-        return e;
+        return AgentHarness.env(sock, home, null);
     }
 
     private Run run(Map<String, String> env, List<String> cmd) throws Exception {

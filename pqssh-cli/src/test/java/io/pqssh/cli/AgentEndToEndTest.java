@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -57,10 +56,7 @@ class AgentEndToEndTest {
     }
 
     private Map<String, String> env(Path sock) {
-        Map<String, String> e = new HashMap<>();
-        e.put("SSH_AUTH_SOCK", sock.toString());
-        e.put("JAVA_TOOL_OPTIONS", "-Duser.home=" + home);
-        return e;
+        return AgentHarness.env(sock, home, null);
     }
 
     private String[] ssh(int port, String... command) {

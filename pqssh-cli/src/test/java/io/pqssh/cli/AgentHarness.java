@@ -3,10 +3,13 @@ package io.pqssh.cli;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -34,6 +37,30 @@ final class AgentHarness implements AutoCloseable {
         CliHarness.requireBinary(SSH_AGENT, "openssh-client");
         this.dir = dir;
         this.h = h;
+    }
+
+    /**
+     * An SSH_ASKPASS script in {@code dir}: appends {@code $SSH_ASKPASS_PROMPT|question} lines to {@code log} and
+     * answers the content of {@code answer} ("FAIL": exit 1, as a cancelled dialog).
+     */
+    static Path askpass(Path dir, Path log, Path answer) throws IOException {
+        Path script = dir.resolve("askpass.sh");
+        Files.writeString(script, "#!/bin/sh\nprintf '%s|%s\\n' \"$SSH_ASKPASS_PROMPT\" \"$1\" >> '" + log
+                + "'\na=$(cat '" + answer + "')\n[ \"$a\" = FAIL ] && exit 1\nprintf '%s\\n' \"$a\"\n");
+        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwx------"));
+        return script;
+    }
+
+    /** The environment of agents and clients: the agent's socket, pqssh's home, askpass forced if one is given. */
+    static Map<String, String> env(Path sock, Path home, Path askpass) {
+        Map<String, String> e = new HashMap<>();
+        e.put("SSH_AUTH_SOCK", sock.toString());
+        e.put("JAVA_TOOL_OPTIONS", "-Duser.home=" + home);
+        if (askpass != null) {
+            e.put("SSH_ASKPASS", askpass.toString());
+            e.put("SSH_ASKPASS_REQUIRE", "force"); // no display here
+        }
+        return e;
     }
 
     /** Runs a tool (an OpenSSH one) with {@code env} added to this JVM's environment. */

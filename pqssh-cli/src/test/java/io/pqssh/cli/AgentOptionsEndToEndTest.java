@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -45,10 +43,8 @@ class AgentOptionsEndToEndTest {
         agents = new AgentHarness(dir, h);
         home = Files.createDirectories(dir.resolve("home"));
         askpassLog = dir.resolve("askpass.log");
-        askpass = dir.resolve("askpass.sh");
-        Files.writeString(askpass, "#!/bin/sh\nprintf '%s|%s\\n' \"$SSH_ASKPASS_PROMPT\" \"$1\" >> '" + askpassLog
-                + "'\necho yes\n");
-        Files.setPosixFilePermissions(askpass, PosixFilePermissions.fromString("rwx------"));
+        Path answer = Files.writeString(dir.resolve("answer"), "yes\n");
+        askpass = AgentHarness.askpass(dir, askpassLog, answer);
     }
 
     @AfterEach
@@ -58,12 +54,7 @@ class AgentOptionsEndToEndTest {
     }
 
     private Map<String, String> env(Path sock) {
-        Map<String, String> e = new HashMap<>();
-        e.put("SSH_AUTH_SOCK", sock.toString());
-        e.put("SSH_ASKPASS", askpass.toString());
-        e.put("SSH_ASKPASS_REQUIRE", "force");
-        e.put("JAVA_TOOL_OPTIONS", "-Duser.home=" + home);
-        return e;
+        return AgentHarness.env(sock, home, askpass);
     }
 
     /** OpenSSH's error lines end in CR LF (log.c); pqssh's in LF. */
