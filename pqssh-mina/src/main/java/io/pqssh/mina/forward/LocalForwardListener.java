@@ -168,6 +168,15 @@ public final class LocalForwardListener implements Closeable {
         return start(session, s, path, opening, warn);
     }
 
+    /**
+     * Accepts on a Unix-domain socket the caller has bound (and given its owner and mode); closing the listener
+     * removes {@code socketFile}.
+     */
+    public static LocalForwardListener bound(Session session, ServerSocketChannel s, Path socketFile, Opening opening,
+            Consumer<String> warn) {
+        return start(session, s, socketFile, opening, warn);
+    }
+
     static Set<PosixFilePermission> mode(int mask) {
         Set<PosixFilePermission> out = EnumSet.noneOf(PosixFilePermission.class);
         PosixFilePermission[] bits = {PosixFilePermission.OTHERS_EXECUTE, PosixFilePermission.OTHERS_WRITE,

@@ -36,12 +36,13 @@ import io.pqssh.mina.server.login.ProcessIdentity;
  * {@code StreamLocalBindMask}, {@code StreamLocalBindUnlink}.
  *
  * <p>sshd connects and listens in the user's own process, so the kernel checks the user's permissions. pqssh does
- * it in the server's JVM: it serves a login only when the JVM runs as that user (a non-root server, or root logging
- * in as root). A root server refuses it for other users rather than touching sockets with root's rights.
+ * it in the server's JVM when the JVM runs as that user (a non-root server, or root logging in as root). A root
+ * server listens for another account through a process running as that account ({@link UserSocketListener}), and
+ * refuses {@code direct-streamlocal} for other accounts rather than connect with root's rights.
  */
 public final class StreamLocalForwarding {
     private static final Logger LOG = LoggerFactory.getLogger(StreamLocalForwarding.class);
-    private static final AttributeKey<Map<String, LocalForwardListener>> LISTENERS = new AttributeKey<>();
+    private static final AttributeKey<Map<String, java.io.Closeable>> LISTENERS = new AttributeKey<>();
     static final String FORWARD = "streamlocal-forward@openssh.com";
     static final String CANCEL = "cancel-streamlocal-forward@openssh.com";
 
@@ -84,17 +85,24 @@ public final class StreamLocalForwarding {
             }
             Session session = service.getSession();
             String path = buffer.getString();
-            Map<String, LocalForwardListener> listeners = session.computeAttributeIfAbsent(LISTENERS,
+            Map<String, java.io.Closeable> listeners = session.computeAttributeIfAbsent(LISTENERS,
                     k -> new ConcurrentHashMap<>());
             if (CANCEL.equals(request)) {
-                LocalForwardListener l = listeners.remove(path);
+                java.io.Closeable l = listeners.remove(path);
                 if (l == null) {
                     return RequestHandler.Result.ReplyFailure;
                 }
-                l.close();
+                try {
+                    l.close();
+                } catch (IOException e) {
+                    LOG.debug("{}: closing {}: {}", session.getRemoteAddress(), path, e.getMessage());
+                }
                 return RequestHandler.Result.ReplySuccess;
             }
-            String refusal = refusal(session, policy.remoteStreamLocalAllowed(), "listener on " + path);
+            Optional<Account> other = otherAccount(session);
+            String refusal = other.isPresent() && UserSocketListener.available()
+                    ? refusalBeforeAccount(session, policy.remoteStreamLocalAllowed(), "listener on " + path)
+                    : refusal(session, policy.remoteStreamLocalAllowed(), "listener on " + path);
             if (refusal != null) {
                 LOG.info("{}: refused: {}", session.getRemoteAddress(), refusal);
                 return RequestHandler.Result.ReplyFailure;
@@ -104,10 +112,14 @@ public final class StreamLocalForwarding {
                 return RequestHandler.Result.ReplyFailure;
             }
             try {
-                LocalForwardListener l = LocalForwardListener.unix(session, Path.of(path),
-                        policy.streamLocalBindMask(), policy.streamLocalBindUnlink(),
-                        LocalForwardListener.Opening.forwardedStreamLocal(path),
-                        m -> LOG.debug("{}: {}", session.getRemoteAddress(), m));
+                java.util.function.Consumer<String> debug = m -> LOG.debug("{}: {}", session.getRemoteAddress(), m);
+                LocalForwardListener.Opening opening = LocalForwardListener.Opening.forwardedStreamLocal(path);
+                // a root server listens for another account as sshd does: in a process running as that account
+                java.io.Closeable l = other.isPresent()
+                        ? UserSocketListener.start(session, other.get(), path, policy.streamLocalBindMask(),
+                                policy.streamLocalBindUnlink(), opening, debug)
+                        : LocalForwardListener.unix(session, Path.of(path), policy.streamLocalBindMask(),
+                                policy.streamLocalBindUnlink(), opening, debug);
                 listeners.put(path, l);
                 return RequestHandler.Result.ReplySuccess;
             } catch (IOException | RuntimeException e) {
@@ -119,6 +131,28 @@ public final class StreamLocalForwarding {
 
     /** Why {@code what} is refused for this session, or null when it is allowed. */
     static String refusal(Session session, boolean allowedByKeyword, String what) {
+        String r = refusalBeforeAccount(session, allowedByKeyword, what);
+        if (r != null) {
+            return r;
+        }
+        ServerSession s = (ServerSession) session;
+        return otherUser(AdmittingUserAuthFactory.policy(s), AdmittingUserAuthFactory.account(s),
+                ProcessIdentity.current().uid(), what);
+    }
+
+    /** The session's account when it is not this process's user (a root server's login of another account). */
+    private static Optional<Account> otherAccount(Session session) {
+        if (!(session instanceof ServerSession)) {
+            return Optional.empty();
+        }
+        ServerSession s = (ServerSession) session;
+        Optional<Account> account = AdmittingUserAuthFactory.account(s);
+        return otherUser(AdmittingUserAuthFactory.policy(s), account, ProcessIdentity.current().uid(), "") == null
+                ? Optional.empty() : account;
+    }
+
+    /** The keyword and key-option checks of {@link #refusal}, without the account check. */
+    private static String refusalBeforeAccount(Session session, boolean allowedByKeyword, String what) {
         if (!allowedByKeyword) {
             return what + " disabled by AllowStreamLocalForwarding/DisableForwarding";
         }
@@ -129,8 +163,7 @@ public final class StreamLocalForwarding {
         if (!KeyRestrictions.of(s).portForwardingAllowed()) {
             return what + " disabled by the key's options";
         }
-        return otherUser(AdmittingUserAuthFactory.policy(s), AdmittingUserAuthFactory.account(s),
-                ProcessIdentity.current().uid(), what);
+        return null;
     }
 
     /**
@@ -142,7 +175,8 @@ public final class StreamLocalForwarding {
             return null;
         }
         return what + " for " + account.get().name() + ": Unix-domain socket forwarding is served only when pqssh"
-                + " server runs as the logged-in user (this server runs as uid " + processUid + "; sshd does it in"
-                + " the user's own process, pqssh does not yet)";
+                + " server runs as the logged-in user (this server runs as uid " + processUid + "; sshd connects in"
+                + " the user's own process, pqssh does not yet; a listener (-R) is served, by a process running as"
+                + " the user, when " + UserSocketListener.SETPRIV + " and " + UserSocketListener.PERL + " exist)";
     }
 }

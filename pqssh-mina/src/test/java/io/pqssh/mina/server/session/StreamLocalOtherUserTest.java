@@ -25,9 +25,11 @@ import io.pqssh.mina.server.login.ProcessIdentity;
 import io.pqssh.mina.server.login.SystemAccounts;
 
 /**
- * A root pqssh server refuses Unix-domain socket forwarding to an account other than root (it would create the
- * socket with root's rights, where sshd acts as the user): OpenSSH's {@code ssh -R /path:host:port} as a fresh
- * account fails with ssh's own message and no socket appears, while TCP forwarding stays allowed.
+ * A root pqssh server listens on a Unix-domain socket for another account as sshd does, as that account: OpenSSH's
+ * {@code ssh -R /path:host:port} as a fresh account creates the socket owned by the account with mode 0600
+ * (StreamLocalBindMask 0177) in a directory the account may write; a connection to it reaches the forwarded TCP
+ * port and back; another account (nobody) cannot connect; the socket is gone when ssh ends. In a directory only root
+ * may write the request fails with ssh's own message and no socket appears (root's rights are not used).
  */
 class StreamLocalOtherUserTest {
     private static final String USER = "pqsl" + Long.toString(ProcessHandle.current().pid(), 36)
@@ -48,7 +50,7 @@ class StreamLocalOtherUserTest {
     }
 
     @Test
-    void aRootServerRefusesSocketForwardingForAnotherAccount() throws Exception {
+    void aRootServerListensForAnotherAccountAsThatAccount() throws Exception {
         if (ProcessIdentity.current().uid() != 0) {
             fail("StreamLocalOtherUserTest needs root (it creates an account with useradd); CI runs as root");
         }
@@ -60,6 +62,9 @@ class StreamLocalOtherUserTest {
         assertEquals(0, run(dir, List.of("/usr/sbin/useradd", "-m", "-s", "/bin/sh", "-p", "*", USER), err),
                 Files.readString(err));
         PqsshServer server = null;
+        Process client = null;
+        java.net.ServerSocket echo = null;
+        Path userDir = null;
         try {
             Path key = dir.resolve("id_ed25519");
             assertEquals(0, run(dir, List.of("/usr/bin/ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f",
@@ -74,26 +79,101 @@ class StreamLocalOtherUserTest {
                     .hostKeys(KeyPairProvider.wrap(SecurityUtils.getKeyPairGenerator("Ed25519").generateKeyPair()))
                     .publickey(auth.publickey()).logins(LoginPolicy.switchingUsers(SystemAccounts.INSTANCE))
                     .forwarding(ForwardingPolicy.DEFAULT).start();
-            Path socket = dir.resolve("other-user.sock");
             List<String> ssh = List.of("/usr/bin/ssh", "-i", key.toString(), "-F", "none", "-o", "BatchMode=yes",
                     "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
                     "-o", "ExitOnForwardFailure=yes", "-p", String.valueOf(server.port()));
-            List<String> unix = new java.util.ArrayList<>(ssh);
-            unix.addAll(List.of("-R", socket + ":127.0.0.1:9", USER + "@127.0.0.1", "exit 7"));
-            assertEquals(255, run(dir, unix, err), Files.readString(err));
-            assertTrue(Files.readString(err).contains("remote port forwarding failed for listen path " + socket),
+            // root's own directory: the user may not create anything there, so neither may the forwarding
+            Path rootOnly = dir.resolve("other-user.sock");
+            List<String> refused = new java.util.ArrayList<>(ssh);
+            refused.addAll(List.of("-R", rootOnly + ":127.0.0.1:9", USER + "@127.0.0.1", "exit 7"));
+            assertEquals(255, run(dir, refused, err), Files.readString(err));
+            assertTrue(Files.readString(err).contains("remote port forwarding failed for listen path " + rootOnly),
                     Files.readString(err));
-            assertFalse(Files.exists(socket), "the socket was created for another account");
+            assertFalse(Files.exists(rootOnly), "the socket was created with root's rights");
 
-            // the same login with a TCP -R works: only the socket forwarding is refused
-            List<String> tcp = new java.util.ArrayList<>(ssh);
-            tcp.addAll(List.of("-R", "0:127.0.0.1:9", USER + "@127.0.0.1", "exit 7"));
-            assertEquals(7, run(dir, tcp, err), Files.readString(err));
+            // a directory the user owns (0755, so another account can reach the socket's own mode)
+            userDir = Files.createTempDirectory("pqsl-");
+            assertEquals(0, run(dir, List.of("chown", USER + ":", userDir.toString()), err));
+            Files.setPosixFilePermissions(userDir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+            Path socket = userDir.resolve("fwd.sock");
+            echo = new java.net.ServerSocket(0, 5, java.net.InetAddress.getLoopbackAddress());
+            java.net.ServerSocket echoServer = echo;
+            Thread echoThread = new Thread(() -> echoOnce(echoServer), "echo");
+            echoThread.setDaemon(true);
+            echoThread.start();
+            List<String> forward = new java.util.ArrayList<>(ssh);
+            forward.addAll(List.of("-N", "-R", socket + ":127.0.0.1:" + echo.getLocalPort(), USER + "@127.0.0.1"));
+            client = new ProcessBuilder(forward).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectOutput(dir.resolve("fwd-out.txt").toFile()).redirectError(dir.resolve("fwd-err.txt")
+                            .toFile()).start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!Files.exists(socket, java.nio.file.LinkOption.NOFOLLOW_LINKS) && client.isAlive()
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertTrue(Files.exists(socket, java.nio.file.LinkOption.NOFOLLOW_LINKS),
+                    "no socket: " + Files.readString(dir.resolve("fwd-err.txt")));
+            int uid = SystemAccounts.INSTANCE.byName(USER).orElseThrow().uid();
+            assertEquals(uid, Files.getAttribute(socket, "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS),
+                    "the socket must be the user's");
+            assertEquals(0140600, Files.getAttribute(socket, "unix:mode", java.nio.file.LinkOption.NOFOLLOW_LINKS),
+                    "a socket, mode 0600 (StreamLocalBindMask 0177)");
+
+            try (java.nio.channels.SocketChannel c = java.nio.channels.SocketChannel.open(
+                    java.net.UnixDomainSocketAddress.of(socket))) {
+                c.write(java.nio.ByteBuffer.wrap("through-the-user\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+                c.shutdownOutput();
+                java.nio.ByteBuffer got = java.nio.ByteBuffer.allocate(64);
+                while (c.read(got) > 0) {
+                    // to the end: the echo closes after answering
+                }
+                assertEquals("through-the-user\n", new String(got.array(), 0, got.position(),
+                        java.nio.charset.StandardCharsets.UTF_8));
+            }
+
+            // the socket's mode, not root's relay, decides who else may connect
+            Path nobodyErr = dir.resolve("nobody.txt");
+            int rc = run(dir, List.of("/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                    "/usr/bin/perl", "-e", "use Socket; socket(my $s, AF_UNIX, SOCK_STREAM, 0) or exit 4;"
+                            + " connect($s, pack_sockaddr_un($ARGV[0])) or do { print STDERR \"$!\\n\"; exit 3 };"
+                            + " exit 0", socket.toString()), nobodyErr);
+            assertEquals(3, rc, "nobody connected to the user's 0600 socket: " + Files.readString(nobodyErr));
+            assertTrue(Files.readString(nobodyErr).contains("Permission denied"), Files.readString(nobodyErr));
+
+            client.destroy();
+            assertTrue(client.waitFor(20, TimeUnit.SECONDS), "ssh did not end");
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (Files.exists(socket, java.nio.file.LinkOption.NOFOLLOW_LINKS) && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertFalse(Files.exists(socket, java.nio.file.LinkOption.NOFOLLOW_LINKS),
+                    "the socket outlived the connection");
         } finally {
+            if (client != null) {
+                client.destroyForcibly();
+                client.waitFor(10, TimeUnit.SECONDS);
+            }
+            if (echo != null) {
+                echo.close();
+            }
             if (server != null) {
                 server.close();
             }
             TestAccounts.remove(USER);
+            if (userDir != null) {
+                run(dir, List.of("rm", "-rf", userDir.toString()), err);
+            }
+        }
+    }
+
+    /** Answers one connection with what it sent, then closes it. */
+    private static void echoOnce(java.net.ServerSocket server) {
+        try (java.net.Socket s = server.accept()) {
+            byte[] all = s.getInputStream().readAllBytes();
+            s.getOutputStream().write(all);
+            s.shutdownOutput();
+        } catch (java.io.IOException e) {
+            // the test's assertion reports a missing echo
         }
     }
 }
