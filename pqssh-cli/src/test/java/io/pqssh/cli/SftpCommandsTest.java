@@ -80,22 +80,25 @@ class SftpCommandsTest {
         commands(embedded.port(), false);
     }
 
+    /** {@code -b batchfile}: sftp's batch rules (no "Changing" lines, the first error ends it unless "-"). */
     private CliHarness.Result batch(int port, String... lines) throws Exception {
         Path b = Files.createTempFile(dir, "batch", "");
         Files.writeString(b, String.join("\n", lines) + "\n");
-        List<String> a = new ArrayList<>(List.of("sftp", "-P", String.valueOf(port), "-i", key.toString(),
-                "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=" + dir.resolve("known_hosts"),
-                "-b", b.toString(), CliHarness.user() + "@127.0.0.1"));
-        return CliHarness.pqssh(a.toArray(String[]::new));
+        return CliHarness.pqssh(sftpArgs(port, "-b", b.toString()));
     }
 
     /** Commands piped to {@code pqssh sftp} without -b: sftp's interactive rules (messages, the session goes on). */
     private CliHarness.Result piped(int port, String... lines) throws Exception {
-        List<String> a = new ArrayList<>(List.of("sftp", "-P", String.valueOf(port), "-i", key.toString(),
-                "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=" + dir.resolve("known_hosts"),
-                CliHarness.user() + "@127.0.0.1"));
         return CliHarness.pqsshWithStdin((String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8),
-                a.toArray(String[]::new));
+                sftpArgs(port));
+    }
+
+    private String[] sftpArgs(int port, String... extra) {
+        List<String> a = new ArrayList<>(List.of("sftp", "-P", String.valueOf(port), "-i", key.toString(),
+                "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=" + dir.resolve("known_hosts")));
+        a.addAll(List.of(extra));
+        a.add(CliHarness.user() + "@127.0.0.1");
+        return a.toArray(String[]::new);
     }
 
     private static byte[] random(int n) {
