@@ -25,6 +25,8 @@ final class SftpRequests extends AbstractSftpClientExtension {
 
     /** What a setstat changes (SFTP v3 ATTRS, draft-ietf-secsh-filexfer-02 §5); null fields are left alone. */
     record Change(Integer uid, Integer gid, Integer permissions, Long atime, Long mtime) {
+        static final Change NONE = new Change(null, null, null, null, null);
+
         static Change permissions(int mode) {
             return new Change(null, null, mode, null, null);
         }

@@ -6,9 +6,7 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntSupplier;
 
@@ -513,38 +511,21 @@ final class SftpShell {
         if (!a.isRegularFile()) {
             throw new Failure("Cannot copy non-regular file: " + from);
         }
-        boolean created = !exists(to);
-        try (SftpClient.CloseableHandle in = open(from, EnumSet.of(SftpClient.OpenMode.Read));
-                SftpClient.CloseableHandle out = open(to, EnumSet.of(SftpClient.OpenMode.Write,
-                        SftpClient.OpenMode.Create, SftpClient.OpenMode.Truncate))) {
-            try {
-                copyData.copyData(in, 0, 0, out, 0);
-                if (created) {
-                    // sftp creates the copy with the source's permission bits (no set-id bits)
-                    requests.setstat(to, SftpRequests.Change.permissions(a.getPermissions() & 0777), true);
-                }
-            } catch (IOException e) {
-                throw new Failure("Couldn't copy file \"" + from + "\" to \"" + to + "\": " + text(e));
-            }
+        // as sftp: the copy is created with the source's permission bits (no set-id bits), under the server's umask
+        try (SftpClient.CloseableHandle in = open(from, SftpConstants.SSH_FXF_READ, SftpRequests.Change.NONE);
+                SftpClient.CloseableHandle out = open(to, SftpConstants.SSH_FXF_WRITE | SftpConstants.SSH_FXF_CREAT
+                        | SftpConstants.SSH_FXF_TRUNC, SftpRequests.Change.permissions(a.getPermissions() & 0777))) {
+            copyData.copyData(in, 0, 0, out, 0);
         } catch (IOException e) {
             throw new Failure("Couldn't copy file \"" + from + "\" to \"" + to + "\": " + text(e));
         }
     }
 
-    private SftpClient.CloseableHandle open(String path, Set<SftpClient.OpenMode> modes) throws Failure {
+    private SftpClient.CloseableHandle open(String path, int pflags, SftpRequests.Change attrs) throws Failure {
         try {
-            return sftp.open(path, modes);
+            return requests.open(path, pflags, attrs);
         } catch (IOException e) {
             throw new Failure("remote open(\"" + path + "\"): " + text(e));
-        }
-    }
-
-    private boolean exists(String path) {
-        try {
-            sftp.lstat(path);
-            return true;
-        } catch (IOException e) {
-            return false;
         }
     }
 
