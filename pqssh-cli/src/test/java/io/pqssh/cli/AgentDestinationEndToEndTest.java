@@ -137,6 +137,30 @@ class AgentDestinationEndToEndTest {
     }
 
     @Test
+    void confirmingARestrictedKeyAsksWhatSshAgentAsks() throws Exception {
+        Path log = dir.resolve("askpass.log");
+        Path askpass = AgentHarness.askpass(dir, log, Files.writeString(dir.resolve("answer"), "yes\n"));
+        String[] questions = new String[2];
+        for (int i = 0; i < 2; i++) {
+            Path sock = dir.resolve("confirm-" + i + ".sock");
+            Map<String, String> env = AgentHarness.env(sock, home, askpass);
+            if (i == 0) {
+                agents.pqsshAgent(sock, env);
+            } else {
+                agents.opensshAgent(sock, env);
+            }
+            assertEquals(0, run(env, List.of(SSH_ADD.toString(), "-c", "-h", "hop.example", "-H",
+                    knownHosts.toString(), key.toString())).rc());
+            assertLogin(run(env, ssh(sshdA, "echo confirmed")), "confirmed");
+            questions[i] = CliHarness.read(log);
+            Files.delete(log);
+        }
+        assertTrue(questions[1].contains("\npublic key authentication request for user \"" + CliHarness.user()
+                + "\" to listed host"), questions[1]);
+        assertEquals(questions[1], questions[0], "pqssh agent's question");
+    }
+
+    @Test
     void forwardedByPqsshSshTheKeyReachesOnlyHostsTheHopRuleNames() throws Exception {
         for (boolean pqsshAgent : new boolean[] {true, false}) {
             Path sock = dir.resolve((pqsshAgent ? "pqssh" : "openssh") + "-fwd.sock");

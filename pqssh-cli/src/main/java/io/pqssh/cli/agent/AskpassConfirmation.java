@@ -40,17 +40,23 @@ final class AskpassConfirmation implements Agent.UseConfirmation {
         return !env.getOrDefault("DISPLAY", "").isEmpty() || !env.getOrDefault("WAYLAND_DISPLAY", "").isEmpty();
     }
 
-    /** ssh-agent's question (without the line it adds for a destination-constrained key's signature). */
-    String question(Agent.Entry key) {
-        return "Allow use of key " + key.comment() + "?\nKey fingerprint " + hash.format(key.blob()) + ".";
+    /** ssh-agent's question; {@code user} (a destination-constrained key's use) adds ssh-agent's third line. */
+    String question(Agent.Entry key, String user) {
+        return "Allow use of key " + key.comment() + "?\nKey fingerprint " + hash.format(key.blob()) + "."
+                + (user == null ? "" : "\npublic key authentication request for user \"" + user + "\" to listed host");
     }
 
     @Override
-    public synchronized boolean allow(Agent.Entry key) {
+    public boolean allow(Agent.Entry key) {
+        return allow(key, null);
+    }
+
+    @Override
+    public synchronized boolean allow(Agent.Entry key, String user) {
         if (!askpassAllowed()) {
             return false;
         }
-        ProcessBuilder pb = new ProcessBuilder(env.getOrDefault("SSH_ASKPASS", DEFAULT_ASKPASS), question(key))
+        ProcessBuilder pb = new ProcessBuilder(env.getOrDefault("SSH_ASKPASS", DEFAULT_ASKPASS), question(key, user))
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectError(ProcessBuilder.Redirect.INHERIT);
         pb.environment().put("SSH_ASKPASS_PROMPT", "confirm");

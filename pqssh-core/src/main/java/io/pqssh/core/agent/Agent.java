@@ -34,6 +34,14 @@ public final class Agent {
     /** Asks whether a confirm-constrained key may be used once; false refuses the request. */
     public interface UseConfirmation {
         boolean allow(Entry key);
+
+        /**
+         * As {@link #allow(Entry)}, for a destination-constrained key's use by {@code user}: ssh-agent adds the line
+         * {@code public key authentication request for user "USER" to listed host} to its question.
+         */
+        default boolean allow(Entry key, String user) {
+            return allow(key);
+        }
     }
 
     /** What an agent without any way to ask does: refuse every use of a confirm-constrained key. */
@@ -283,8 +291,11 @@ public final class Agent {
     }
 
     /** Outside the agent's monitor: a confirmation may wait minutes for a person. */
-    private boolean confirmed(Entry e) {
-        return !e.confirm() || confirmation.allow(e);
+    private boolean confirmed(Entry e, String user) {
+        if (!e.confirm()) {
+            return true;
+        }
+        return e.destinations().isEmpty() ? confirmation.allow(e) : confirmation.allow(e, user);
     }
 
     private byte[] sign(SshReader r, SessionBindings bindings) throws MalformedMessageException {
@@ -294,7 +305,8 @@ public final class Agent {
         r.expectEnd("SIGN_REQUEST");
         Optional<Entry> e = find(blob);
         if (e.isEmpty() || !(e.get().key() instanceof SshSigningKey) || !signatureAllowed(e.get(), data, bindings)
-                || !confirmed(e.get())) {
+                || !confirmed(e.get(), SignedUserauthRequest.parse(data, blob).map(SignedUserauthRequest::user)
+                        .orElse(""))) {
             return status(false);
         }
         byte[] sig = ((SshSigningKey) e.get().key()).sign(data);
@@ -465,7 +477,8 @@ public final class Agent {
             return extensionFailure();
         }
         Optional<Entry> e = find(q.keyBlob());
-        if (e.isEmpty() || !e.get().isKem() || !decapsulationAllowed(e.get(), q, bindings) || !confirmed(e.get())) {
+        if (e.isEmpty() || !e.get().isKem() || !decapsulationAllowed(e.get(), q, bindings)
+                || !confirmed(e.get(), q.user())) {
             return extensionFailure();
         }
         MlKemSshKey key = (MlKemSshKey) e.get().key();
