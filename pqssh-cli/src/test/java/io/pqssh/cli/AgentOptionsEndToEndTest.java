@@ -116,6 +116,7 @@ class AgentOptionsEndToEndTest {
         assertEquals(new Run(1, "The agent has no identities.\n"), agents.run(o, SSH_ADD, "-l"));
         assertEquals(0, agents.pqssh(o, "add", "-k", "-S", "/usr/lib/x.so", ed.toString()).rc());
         assertEquals(0, agents.run(o, SSH_ADD, "-l").rc(), "-k and -S still add a plain key");
+        assertEquals(agents.run(o, SSH_ADD, "-q", "-D"), agents.pqssh(o, "add", "-q", "-D"), "-q -D is silent");
     }
 
     @Test

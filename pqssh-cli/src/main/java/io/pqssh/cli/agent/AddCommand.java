@@ -159,7 +159,9 @@ public final class AddCommand implements Callable<Integer> {
             }
             if (deleteAll) {
                 boolean ok = agent.removeAll();
-                System.err.println(ok ? "All identities removed." : "Failed to remove all identities.");
+                if (!ok || !quiet) {
+                    System.err.println(ok ? "All identities removed." : "Failed to remove all identities.");
+                }
                 return ok ? 0 : 1;
             }
             List<DestinationConstraint> rules = new ArrayList<>();
