@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -134,6 +135,27 @@ class AgentDestinationEndToEndTest {
         // OpenSSH's ssh agrees about the same key
         assertLogin(run(env(sock), ssh(sshdB, "echo ssh-to-b")), "ssh-to-b");
         assertRefused(run(env(sock), ssh(sshdA, "echo never")));
+    }
+
+    @Test
+    void restrictedKemKeyInPqsshAgentDecapsulatesOnlyForThePermittedHost() throws Exception {
+        Path kem = dir.resolve("id_mlkem768");
+        CliHarness.Result kg = CliHarness.pqssh("keygen", "-t", "mlkem768", "-N", "", "-f", kem.toString(), "-q");
+        assertEquals(0, kg.rc(), kg.all());
+        Files.writeString(h.authorizedKeys(), Files.readString(pub(kem)), StandardOpenOption.APPEND);
+        Path sock = dir.resolve("kem.sock");
+        Map<String, String> env = env(sock);
+        agents.pqsshAgent(sock, env);
+        String[] kemOnly = {"-o", "PreferredAuthentications=publickey-kem"};
+        assertEquals(0, pqssh(env, List.of("add", "-h", "pqssh.example", "-H", knownHosts.toString(),
+                kem.toString())).rc());
+        assertLogin(pqssh(env, pqsshSsh(pqsshServer, "echo kem-allowed", kemOnly)), "kem-allowed");
+        assertEquals(0, pqssh(env, List.of("add", "-D")).rc());
+        assertEquals(0, pqssh(env, List.of("add", "-h", "b.example", "-H", knownHosts.toString(),
+                kem.toString())).rc());
+        Run refused = pqssh(env, pqsshSsh(pqsshServer, "echo never", kemOnly));
+        assertEquals(255, refused.rc(), refused.out());
+        assertTrue(!refused.out().contains("never"), refused.out());
     }
 
     @Test
