@@ -21,8 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * sftp-server and against {@code pqssh server}: the {@code sftp> } prompt, pwd/cd/lcd/lpwd, put and get (bytes
  * compared) with sftp's progress meter, ls in sftp's columns, mkdir/rm/rmdir, OpenSSH 9.2's messages for a missing
  * file, a bad cd and an unknown command (the session goes on after each), line editing and history, Ctrl-C at the
- * prompt and during a transfer (stopped, the session goes on), and the three ways out: Ctrl-D, {@code bye},
- * {@code quit} (status 0).
+ * prompt and during a transfer (stopped, the session goes on), the three ways out: Ctrl-D, {@code bye},
+ * {@code quit} (status 0), and Ctrl-C during a transfer whose commands come from a pipe (stopped, the pipe read on).
  */
 class SftpInteractiveTmuxTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
@@ -65,8 +65,12 @@ class SftpInteractiveTmuxTest {
         Files.write(local.resolve("local.bin"), data);
         String sftp = "$PQSSH sftp -P " + port + " -i " + key + " -o StrictHostKeyChecking=no -o UserKnownHostsFile="
                 + dir.resolve("known_hosts") + " " + CliHarness.user() + "@127.0.0.1";
+        // the third session reads commands from a pipe whose writer ignores Ctrl-C and waits for the test's "go" file
+        Path go = dir.resolve("go");
+        String feeder = "(trap '' INT; echo 'cd " + remote + "'; echo 'get big.sparse'; i=0; while [ ! -e " + go
+                + " ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; echo lpwd)";
         Path script = TmuxPane.script(dir, "sftp.sh", "cd " + local + "\n" + sftp + "\necho RC1=$?\n" + sftp
-                + "\necho RC2=$?");
+                + "\necho RC2=$?\n" + feeder + " | " + sftp + "\necho RC3=$?");
         try (TmuxPane pane = new TmuxPane(script, 100, 40)) {
             pane.await(WAIT, "the first prompt", s -> s.contains("Connected to 127.0.0.1.\nsftp> "));
             command(pane, "pwd");
@@ -154,7 +158,6 @@ class SftpInteractiveTmuxTest {
             pane.await(WAIT, "lpwd after Ctrl-C during get", s -> count(s, lpwdOutput) == 3);
             assertEquals(stopped, Files.size(partial), "the download went on after Interrupt");
             Files.delete(partial);
-            Files.delete(big);
 
             // Ctrl-D on an empty line ends the session with status 0
             awaitPrompt(pane);
@@ -166,7 +169,22 @@ class SftpInteractiveTmuxTest {
             command(pane, quitCommand);
             String s = pane.awaitText(WAIT, "RC2=");
             assertTrue(s.contains("sftp> " + quitCommand + "\nRC2=0"), s);
-            assertEquals(2, s.split("Connected to 127.0.0.1.", -1).length - 1, s);
+            assertEquals(2, s.substring(0, s.indexOf("RC2=")).split("Connected to 127.0.0.1.", -1).length - 1, s);
+
+            // commands from a pipe: Ctrl-C stops the transfer ("Interrupt") and the session reads on, as sftp
+            Path piped = local.resolve("big.sparse");
+            CliHarness.waitUntil(WAIT, () -> Files.exists(piped) && piped.toFile().length() > 1_000_000,
+                    () -> "the piped download did not start");
+            pane.key("C-c");
+            pane.await(WAIT, "Interrupt in the piped session", t -> t.split("Interrupt  ", -1).length == 3);
+            long piecePiped = Files.size(piped);
+            assertTrue(piecePiped < 1L << 30, "the piped download was not interrupted");
+            Files.writeString(go, "");
+            String end = pane.awaitText(WAIT, "RC3=");
+            assertTrue(end.contains("sftp> lpwd\nLocal working directory: " + local + "\nRC3=0"), end);
+            assertEquals(piecePiped, Files.size(piped), "the piped download went on after Interrupt");
+            Files.delete(piped);
+            Files.delete(big);
         }
     }
 

@@ -101,7 +101,7 @@ public final class SftpCommand implements Callable<Integer> {
                 return 0;
             }
             if (interactive) {
-                try (SftpPrompt prompt = new SftpPrompt(shell, System.err)) {
+                try (SftpPrompt prompt = new SftpPrompt(shell)) {
                     while (true) {
                         String line = prompt.readLine();
                         if (line == null) {
@@ -115,17 +115,28 @@ public final class SftpCommand implements Callable<Integer> {
                 }
             }
             // commands from a pipe are echoed after "sftp> " (sftp's rule); errors are reported and the session goes
-            // on; EOF ends it with status 0
-            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-            while (true) {
-                String line = in.readLine();
-                if (line == null) {
-                    return 0;
+            // on; EOF ends it with status 0. As sftp: Ctrl-C stops a running transfer, and ends the session (status 1)
+            // while it waits for input. sun.misc.Signal: see ServerCommand's SIGHUP.
+            sun.misc.Signal sigint = new sun.misc.Signal("INT");
+            sun.misc.SignalHandler before = sun.misc.Signal.handle(sigint, signal -> {
+                if (!shell.interrupt()) {
+                    System.exit(1);
                 }
-                out.println("sftp> " + line);
-                if (shell.execute(line) == SftpShell.Outcome.QUIT) {
-                    return 0;
+            });
+            try {
+                BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+                while (true) {
+                    String line = in.readLine();
+                    if (line == null) {
+                        return 0;
+                    }
+                    out.println("sftp> " + line);
+                    if (shell.execute(line) == SftpShell.Outcome.QUIT) {
+                        return 0;
+                    }
                 }
+            } finally {
+                sun.misc.Signal.handle(sigint, before);
             }
         }
     }

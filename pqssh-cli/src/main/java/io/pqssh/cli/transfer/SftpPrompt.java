@@ -1,7 +1,6 @@
 package io.pqssh.cli.transfer;
 
 import java.io.IOException;
-import java.io.PrintStream;
 
 import org.jline.reader.EndOfFileException;
 import org.jline.reader.LineReader;
@@ -20,17 +19,13 @@ final class SftpPrompt implements AutoCloseable {
     private final Terminal terminal;
     private final LineReader reader;
 
-    SftpPrompt(SftpShell shell, PrintStream err) throws IOException {
+    SftpPrompt(SftpShell shell) throws IOException {
         this.terminal = TerminalBuilder.builder().system(true).provider("ffm").nativeSignals(true).build();
         this.reader = LineReaderBuilder.builder().terminal(terminal)
                 .option(LineReader.Option.DISABLE_EVENT_EXPANSION, true) // '!' runs a local command, as in sftp
                 .build();
         // while a command runs the terminal is back in cooked mode, so Ctrl-C is SIGINT for this process
-        terminal.handle(Terminal.Signal.INT, signal -> {
-            err.print("\rInterrupt  \n");
-            err.flush();
-            shell.interrupt();
-        });
+        terminal.handle(Terminal.Signal.INT, signal -> shell.interrupt());
     }
 
     /** The next line, or null at end of input (Ctrl-D). */

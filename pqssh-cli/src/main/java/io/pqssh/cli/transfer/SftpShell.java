@@ -95,6 +95,7 @@ final class SftpShell {
     private final IntSupplier meterColumns;
     private final String home;
     private final AtomicBoolean interrupted = new AtomicBoolean();
+    private volatile boolean busy;
     private String cwd;
     private Path lcwd = Path.of("").toAbsolutePath();
     private int umask = LocalUmask.current();
@@ -115,9 +116,18 @@ final class SftpShell {
         this.cwd = home;
     }
 
-    /** Ctrl-C during a command: the running transfer stops at its next block (sftp's "Interrupt"). */
-    void interrupt() {
+    /**
+     * Ctrl-C (SIGINT) during a command: sftp's {@code Interrupt} on stderr, and the running transfer stops at its next
+     * block. False when no command runs (the caller decides: a fresh prompt, or the end as sftp's pipe mode).
+     */
+    boolean interrupt() {
+        if (!busy) {
+            return false;
+        }
+        err.print("\rInterrupt  \n");
+        err.flush();
         interrupted.set(true);
+        return true;
     }
 
     /** Changes to the directory of {@code user@host:dir}; false (message printed) when it is not one. */
@@ -127,6 +137,15 @@ final class SftpShell {
 
     Outcome execute(String line) {
         interrupted.set(false);
+        busy = true;
+        try {
+            return run(line);
+        } finally {
+            busy = false;
+        }
+    }
+
+    private Outcome run(String line) {
         String trimmed = line.strip();
         if (trimmed.startsWith("!")) {
             return shell(trimmed.substring(1).strip());
