@@ -188,6 +188,40 @@ class RoundTripInteropTest {
     }
 
     @Test
+    void byDefaultAFileKeyIsSignedAtOnceAndAnAgentKeyIsQueriedFirst() throws Exception {
+        CliHarness.requireBinary(Path.of("/usr/bin/ssh-agent"), "openssh-client");
+        int port = startSshd(List.of());
+        int offset = CliHarness.read(sshdLog).length();
+        CliHarness.Result r = login(port, List.of(userKey));
+        assertEquals(7, r.rc(), r.all());
+        String log = logAfter(offset);
+        assertEquals(List.of("attempting"), pubkeyKinds(log), "a key file's key, default settings:\n" + log);
+
+        // the same key in OpenSSH's ssh-agent only (an empty HOME, so no key files): query, PK_OK, then signature
+        Path home = Files.createDirectories(dir.resolve("agent-home"));
+        Path sock = dir.resolve("agent.sock");
+        Process agent = new ProcessBuilder("/usr/bin/ssh-agent", "-D", "-a", sock.toString())
+                .redirectErrorStream(true).redirectOutput(dir.resolve("agent.log").toFile()).start();
+        try {
+            CliHarness.waitUntil(Duration.ofSeconds(10), () -> Files.exists(sock), () -> "ssh-agent made no socket");
+            CliHarness.Result add = CliHarness.shell(dir, java.util.Map.of("SSH_AUTH_SOCK", sock.toString()),
+                    "ssh-add " + userKey);
+            assertEquals(0, add.rc(), add.all());
+            offset = CliHarness.read(sshdLog).length();
+            CliHarness.Result viaAgent = CliHarness.shell(dir, java.util.Map.of("SSH_AUTH_SOCK", sock.toString(),
+                    "HOME", home.toString()), "$PQSSH ssh -p " + port + " -o UserKnownHostsFile=" + knownHosts
+                    + " -o StrictHostKeyChecking=accept-new -o ConnectTimeout=10 " + CliHarness.user()
+                    + "@127.0.0.1 'exit 7'");
+            assertEquals(7, viaAgent.rc(), viaAgent.all());
+            log = logAfter(offset);
+            assertEquals(List.of("querying", "attempting"), pubkeyKinds(log), "the agent's key:\n" + log);
+        } finally {
+            agent.destroy();
+            agent.waitFor(5, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
     void wrongKeyThenRightKeyWithDirectSigningLogsInWithOneSignedRequestPerKey() throws Exception {
         int port = startSshd(List.of());
         int offset = CliHarness.read(sshdLog).length();

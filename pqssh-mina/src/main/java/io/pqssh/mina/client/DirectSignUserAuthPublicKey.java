@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 
+import org.apache.sshd.client.auth.pubkey.KeyPairIdentity;
 import org.apache.sshd.client.auth.pubkey.PublicKeyAuthenticationReporter;
 import org.apache.sshd.client.auth.pubkey.UserAuthPublicKey;
 import org.apache.sshd.client.auth.pubkey.UserAuthPublicKeyFactory;
@@ -21,7 +22,8 @@ import org.apache.sshd.common.util.buffer.Buffer;
 /**
  * {@code publickey} that sends the signed request at once (RFC 4252 §7 allows it) instead of the unsigned query
  * and waiting for PK_OK: one round trip less per key the server accepts, at the price of one signature per key the
- * server does not accept. Same key and algorithm order as MINA's {@link UserAuthPublicKey}; a failure moves on to
+ * server does not accept. Only for keys held in memory ({@link KeyPairIdentity}): an agent's key is offered with the
+ * unsigned query first, as OpenSSH does, since its signature may need its user's confirmation. Same key and algorithm order as MINA's {@link UserAuthPublicKey}; a failure moves on to
  * the key's next algorithm (unless the server's {@code server-sig-algs} listed the rejected one) and then to the
  * next key. A stray PK_OK (a server answering a signed request with it) is handled by the inherited code.
  */
@@ -86,6 +88,27 @@ public class DirectSignUserAuthPublicKey extends UserAuthPublicKey {
             serverKey = session.getServerKey();
         }
         PublicKey pubKey = keyPair.getPublic();
+        if (!(current instanceof KeyPairIdentity)) {
+            // an agent's key: signing could ask its user to confirm (ssh-add -c) for a key the server then refuses,
+            // so ask first, as OpenSSH does; the inherited PK_OK handling signs once the server accepts the key
+            if (reporter != null) {
+                reporter.signalAuthenticationAttempt(session, service, keyPair, algo);
+            }
+            chosenAlgorithm = algo;
+            Buffer query = session.createBuffer(SshConstants.SSH_MSG_USERAUTH_REQUEST);
+            query.putString(session.getUsername());
+            query.putString(service);
+            query.putString(name);
+            query.putBoolean(false);
+            query.putString(algo);
+            query.putPublicKey(pubKey);
+            if (serverKey != null) {
+                query.putPublicKey(serverKey);
+            }
+            setCancellable(true);
+            session.writePacket(query);
+            return true;
+        }
         if (log.isDebugEnabled()) {
             log.debug("sendAuthDataRequest({})[{}] signed {} request type={} fingerprint={} (no PK_OK probe)", session,
                     service, name, algo, KeyUtils.getFingerPrint(pubKey));

@@ -163,7 +163,8 @@ public final class PqsshClient implements AutoCloseable {
         private java.nio.file.Path knownHostsForOrder;
         // round-trip options (docs/round-trips.md); system properties set the defaults, e.g. for the lab's agent
         private boolean noneProbe = Boolean.getBoolean("pqssh.client.noneProbe");
-        private boolean pubkeySignDirectly = Boolean.getBoolean("pqssh.client.pubkeySignDirectly");
+        private boolean pubkeySignDirectly = !"false".equalsIgnoreCase(
+                System.getProperty("pqssh.client.pubkeySignDirectly", "true"));
         private boolean earlyChannelOpen = Boolean.getBoolean("pqssh.client.earlyChannelOpen");
         private boolean guessKex = !"false".equalsIgnoreCase(System.getProperty("pqssh.client.guessKex", "true"));
         private io.pqssh.mina.transport.EarlyConnection earlyConnection;
@@ -238,7 +239,11 @@ public final class PqsshClient implements AutoCloseable {
             return this;
         }
 
-        /** {@code true}: {@code publickey} sends the signed request at once instead of waiting for PK_OK. */
+        /**
+         * {@code true} (the default): {@code publickey} sends the signed request at once for keys held in memory
+         * instead of waiting for PK_OK (an agent's keys are still offered with the query first); {@code false}:
+         * always the query first, as OpenSSH.
+         */
         public Builder pubkeySignDirectly(boolean direct) {
             this.pubkeySignDirectly = direct;
             return this;

@@ -107,13 +107,28 @@ class RoundTripAuthTest {
     }
 
     @Test
-    void publickeySignsDirectlyWhenAsked() throws Exception {
+    void publickeySignsDirectlyByDefaultAndQueriesFirstWhenAsked() throws Exception {
         KeyPair user = TestKeys.ed25519();
         try (PqsshServer srv = server().publickey((u, k, s) -> k.equals(user.getPublic())).start()) {
             // MINA's server counts the PK_OK query and the signed request separately
-            assertEquals(List.of("publickey", "publickey"), login(srv, client().identity(user)));
-            assertEquals(List.of("publickey"), login(srv, client().identity(user).pubkeySignDirectly(true)));
-            assertEquals(List.of("publickey", "publickey"), login(srv, client().identity(user).noneProbe(true)));
+            assertEquals(List.of("publickey"), login(srv, client().identity(user)));
+            assertEquals(List.of("publickey", "publickey"),
+                    login(srv, client().identity(user).pubkeySignDirectly(false)));
+            assertEquals(List.of("publickey"), login(srv, client().identity(user).noneProbe(true)));
+            assertEquals(List.of("publickey", "publickey"),
+                    login(srv, client().identity(user).noneProbe(true).pubkeySignDirectly(false)));
+        }
+    }
+
+    @Test
+    void anAgentsKeyIsQueriedFirstEvenWhenSigningDirectly() throws Exception {
+        KeyPair user = TestKeys.ed25519();
+        org.apache.sshd.agent.local.LocalAgentFactory agent = new org.apache.sshd.agent.local.LocalAgentFactory();
+        agent.getAgent().addIdentity(user, "in the agent");
+        try (PqsshServer srv = server().publickey((u, k, s) -> k.equals(user.getPublic())).start()) {
+            // a signature from an agent may need a confirmation (ssh-add -c): the PK_OK query comes first
+            assertEquals(List.of("publickey", "publickey"),
+                    login(srv, client().customize(c -> c.setAgentFactory(agent))));
         }
     }
 
@@ -157,8 +172,10 @@ class RoundTripAuthTest {
                 io.pqssh.core.sig.SignatureKeyType.ED25519_MLDSA_65, RANDOM));
         try (PqsshServer srv = server().publickey((u, k, s) -> k.equals(user.getPublic()))
                 .authenticationMethods("publickey-hybrid-and").start()) {
-            // no none probe: the query and the signed request, both under publickey-hybrid-and
-            assertEquals(List.of("publickey-hybrid-and", "publickey-hybrid-and"), login(srv, client().identity(user)));
+            // no none probe: with the query first, the query and the signed request, both under publickey-hybrid-and
+            assertEquals(List.of("publickey-hybrid-and", "publickey-hybrid-and"),
+                    login(srv, client().identity(user).pubkeySignDirectly(false)));
+            assertEquals(List.of("publickey-hybrid-and"), login(srv, client().identity(user)));
             assertEquals(List.of("publickey-hybrid-and"),
                     login(srv, client().identity(user).pubkeySignDirectly(true)));
         }

@@ -7,14 +7,14 @@ import org.apache.sshd.client.session.ClientSession;
 /**
  * Registers {@code publickey-hybrid-and} with a MINA client (add it to {@code SshClient.setUserAuthFactories} and
  * to {@code PreferredAuthentications}). The keys are the session's registered identities of AND composite types.
- * By default the query/PK_OK exchange comes first, as for {@code publickey}; system property
- * {@code pqssh.client.pubkeySignDirectly=true} (the same switch as for {@code publickey}) signs at once.
+ * By default the signed request goes at once (the keys are in memory), as for {@code publickey}; system property
+ * {@code pqssh.client.pubkeySignDirectly=false} (the same switch as for {@code publickey}) sends the query first.
  */
 public final class ClientHybridAndUserAuthFactory extends AbstractUserAuthFactory {
     private final boolean signDirectly;
 
     public ClientHybridAndUserAuthFactory() {
-        this(Boolean.getBoolean("pqssh.client.pubkeySignDirectly"));
+        this(!"false".equalsIgnoreCase(System.getProperty("pqssh.client.pubkeySignDirectly", "true")));
     }
 
     public ClientHybridAndUserAuthFactory(boolean signDirectly) {
