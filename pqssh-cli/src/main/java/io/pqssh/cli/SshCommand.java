@@ -398,8 +398,11 @@ public final class SshCommand implements Callable<Integer> {
         if (lastHop == null && early == null && !"false".equals(System.getProperty("pqssh.ssh.earlyConnect"))) {
             early = startEarly(host, p, log);
         }
+        io.pqssh.mina.kex.PreparedKemShare share = early != null && config.flag("GuessKex", true)
+                ? prepareKemShare(config, host, p) : null;
         PqsshClient.Builder b = PqsshClient.builder()
                 .earlyConnection(lastHop == null ? early : null)
+                .preparedKemShare(share)
                 .serverKeyVerifier(HostKeyCheck.verifier(config.strictHostKeyChecking(), config.userKnownHostsFile(),
                         config.flag("HashKnownHosts", false),
                         host, p, config.batchMode(), log, prompter))
@@ -492,6 +495,26 @@ public final class SshCommand implements Callable<Integer> {
         Path f = v != null ? config.path(v)
                 : config.userKnownHostsFile().toAbsolutePath().resolveSibling("pqssh_kex_cache");
         return io.pqssh.mina.kex.ServerProposalCache.file(f);
+    }
+
+    /**
+     * Starts generating the KEM key pair of the key exchange this connection will run, when the KEX guess cache
+     * knows the server: on a thread of its own, while this one reads key files and starts MINA (docs/startup.md).
+     */
+    private static io.pqssh.mina.kex.PreparedKemShare prepareKemShare(ClientConfig config, String host, int port)
+            throws ConfigException {
+        io.pqssh.mina.kex.ServerProposalCache cache = kexGuessCache(config);
+        boolean ownList = config.string("KexAlgorithms").isPresent();
+        return io.pqssh.mina.kex.PreparedKemShare.start(() -> {
+            List<String> ours;
+            try {
+                ours = ownList ? ClientSetup.kex(config) : io.pqssh.mina.kex.ClientKexNames.PQSSH;
+            } catch (ConfigException e) {
+                return java.util.Optional.empty(); // reported by the main thread
+            }
+            return cache.lookup(host, port).flatMap(known -> io.pqssh.mina.kex.FirstKexGuess.negotiated(ours,
+                    known.kex()));
+        });
     }
 
     /** KEMAuthAlgorithms: the first entry's spelling goes on the wire, and it must name the key's algorithm. */

@@ -222,6 +222,18 @@ class RoundTripInteropTest {
     }
 
     @Test
+    void theSecondLoginUsesAnSntrup761KeyPairMadeAheadAgainstSshd() throws Exception {
+        int port = startSshd(List.of());
+        assertEquals(7, login(port, List.of(userKey)).rc()); // records sshd's KEXINIT in pqssh_kex_cache
+        // a process of its own: -vvv turns MINA's and pqssh's debug logging on only at a process's start
+        CliHarness.Result r = CliHarness.shell(dir, java.util.Map.of(), "$PQSSH ssh -vvv -p " + port + " -i " + userKey
+                + " -o UserKnownHostsFile=" + knownHosts + " -o ConnectTimeout=10 " + CliHarness.user()
+                + "@127.0.0.1 'exit 7'");
+        assertEquals(7, r.rc(), r.all());
+        assertTrue(r.err().contains("sntrup761x25519-sha512 with the KEM key pair made ahead"), r.all());
+    }
+
+    @Test
     void wrongKeyThenRightKeyWithDirectSigningLogsInWithOneSignedRequestPerKey() throws Exception {
         int port = startSshd(List.of());
         int offset = CliHarness.read(sshdLog).length();

@@ -168,6 +168,7 @@ public final class PqsshClient implements AutoCloseable {
         private boolean earlyChannelOpen = Boolean.getBoolean("pqssh.client.earlyChannelOpen");
         private boolean guessKex = !"false".equalsIgnoreCase(System.getProperty("pqssh.client.guessKex", "true"));
         private io.pqssh.mina.transport.EarlyConnection earlyConnection;
+        private io.pqssh.mina.kex.PreparedKemShare preparedKemShare;
         private boolean coalesceWrites = io.pqssh.mina.transport.CoalescingIoServiceFactoryFactory.enabledByDefault();
         private io.pqssh.mina.kex.ServerProposalCache kexGuessCache = io.pqssh.mina.kex.ServerProposalCache.inMemory();
         private final List<Consumer<SshClient>> customizers = new ArrayList<>();
@@ -312,6 +313,15 @@ public final class PqsshClient implements AutoCloseable {
          * A connection already under way to the server this client will log in to ({@link io.pqssh.mina.transport.EarlyConnection}): its
          * first connect to that address uses it. Not with {@link #through}.
          */
+        /**
+         * The KEM key pair for the client's first key exchange, generated ahead ({@link
+         * io.pqssh.mina.kex.PreparedKemShare}); used by one exchange at most, and only with {@link #guessKex}.
+         */
+        public Builder preparedKemShare(io.pqssh.mina.kex.PreparedKemShare share) {
+            this.preparedKemShare = share;
+            return this;
+        }
+
         public Builder earlyConnection(io.pqssh.mina.transport.EarlyConnection connection) {
             this.earlyConnection = connection;
             return this;
@@ -380,6 +390,9 @@ public final class PqsshClient implements AutoCloseable {
             // through a jump host the SSH connection itself is not coalesced: it is a channel, not a TCP stream
             if (earlyConnection != null && jumpHost == null) {
                 client.setAttribute(io.pqssh.mina.transport.EarlyConnection.KEY, earlyConnection);
+            }
+            if (preparedKemShare != null) {
+                client.setAttribute(io.pqssh.mina.kex.PreparedKemShare.KEY, preparedKemShare);
             }
             client.setIoServiceFactoryFactory(jumpHost == null ? transport
                     : new io.pqssh.mina.client.jump.DirectTcpipTransport(jumpHost, transport));

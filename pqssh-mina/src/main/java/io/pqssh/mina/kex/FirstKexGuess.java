@@ -129,6 +129,11 @@ public final class FirstKexGuess {
         }
     }
 
+    /** The key exchange negotiation picks (RFC 4253 §7.1: the client's first that the server offers), or empty. */
+    public static java.util.Optional<String> negotiated(List<String> ours, List<String> theirs) {
+        return java.util.Optional.ofNullable(firstOffered(ours, theirs));
+    }
+
     private static String firstOffered(List<String> ours, List<String> theirs) {
         for (String n : ours) {
             if (theirs.contains(n)) {

@@ -3,7 +3,9 @@ package io.pqssh.mina.kex;
 import java.nio.charset.StandardCharsets;
 
 import org.apache.sshd.client.kex.DHGClient;
+import org.apache.sshd.common.kex.AbstractDH;
 import org.apache.sshd.common.kex.DHFactory;
+import org.apache.sshd.common.kex.KeyEncapsulationMethod;
 import org.apache.sshd.common.session.Session;
 import org.apache.sshd.common.util.buffer.Buffer;
 
@@ -27,6 +29,22 @@ final class GuessableDhgClient extends DHGClient {
     void sendGuess(byte[] v_c, byte[] i_c) throws Exception {
         super.init(NOT_YET_READ, v_c, NOT_YET_READ, i_c);
         initSent = true;
+    }
+
+    /** MINA's DH, with the KEM key pair made ahead when the client holds an untaken {@link PreparedKemShare}. */
+    @Override
+    protected AbstractDH getDH() throws Exception {
+        AbstractDH dh = super.getDH();
+        PreparedKemShare share = getSession().getFactoryManager().getAttribute(PreparedKemShare.KEY);
+        if (share == null || !PreparedKemDH.wraps(dh)) {
+            return dh;
+        }
+        KeyEncapsulationMethod.Client prepared = share.take(getName());
+        if (prepared == null) {
+            return dh;
+        }
+        log.debug("{}: {} with the KEM key pair made ahead", getSession(), getName());
+        return new PreparedKemDH(dh, prepared);
     }
 
     @Override

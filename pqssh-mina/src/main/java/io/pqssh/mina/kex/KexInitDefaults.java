@@ -23,26 +23,11 @@ import io.pqssh.mina.keys.PqSignatureFactories;
  * {@code zlib}. docs/server-config.md lists the differences.
  */
 public final class KexInitDefaults {
-    /**
-     * OpenSSH 10.5's client KexAlgorithms ({@code KEX_CLIENT_KEX} in myproposal.h: its server list plus the
-     * finite-field Diffie-Hellman groups, for old servers), in OpenSSH's order, without pqssh's additions.
-     */
-    public static final List<String> OPENSSH_CLIENT_KEX = List.of(
-            "mlkem768x25519-sha256",
-            "sntrup761x25519-sha512",
-            "sntrup761x25519-sha512@openssh.com",
-            "curve25519-sha256",
-            "curve25519-sha256@libssh.org",
-            "ecdh-sha2-nistp256",
-            "ecdh-sha2-nistp384",
-            "ecdh-sha2-nistp521",
-            "diffie-hellman-group-exchange-sha256",
-            "diffie-hellman-group16-sha512",
-            "diffie-hellman-group18-sha512",
-            "diffie-hellman-group14-sha256");
+    /** OpenSSH 10.5's client KexAlgorithms, without pqssh's additions ({@link ClientKexNames#OPENSSH}). */
+    public static final List<String> OPENSSH_CLIENT_KEX = ClientKexNames.OPENSSH;
 
-    /** {@link #OPENSSH_CLIENT_KEX} with pqssh's ML-KEM/NIST-curve hybrids after the sntrup761 names. */
-    public static final List<String> CLIENT_KEX = withPqHybrids(OPENSSH_CLIENT_KEX);
+    /** pqssh's client KexAlgorithms ({@link ClientKexNames#PQSSH}). */
+    public static final List<String> CLIENT_KEX = ClientKexNames.PQSSH;
 
     /** OpenSSH 10.5's Ciphers: AEAD and CTR only, no CBC. */
     public static final List<BuiltinCiphers> CIPHERS = List.of(
@@ -104,12 +89,5 @@ public final class KexInitDefaults {
     public static List<NamedFactory<Signature>> hostKeyAlgorithms() {
         List<NamedFactory<Signature>> out = new ArrayList<>(CLASSICAL_HOST_KEY_ALGORITHMS);
         return PqSignatureFactories.withPq(out);
-    }
-
-    private static List<String> withPqHybrids(List<String> openssh) {
-        List<String> kex = new ArrayList<>(openssh);
-        kex.addAll(kex.indexOf("sntrup761x25519-sha512@openssh.com") + 1,
-                List.of("mlkem1024nistp384-sha384", "mlkem768nistp256-sha256"));
-        return List.copyOf(kex);
     }
 }
