@@ -128,6 +128,7 @@ public final class SshCommand implements Callable<Integer> {
     private static void warmUp() {
         Thread t = new Thread(() -> {
             try {
+                io.pqssh.mina.security.LazyBouncyCastleProvider.install();
                 org.apache.sshd.common.util.security.SecurityUtils.isBouncyCastleRegistered();
                 io.pqssh.mina.keys.MinaPqKeys.ensureInstalled();
             } catch (RuntimeException | LinkageError e) {

@@ -64,7 +64,10 @@ public final class LabClient {
     static String run(String host, int port, List<String> kex, String hostKey, String auth, String user,
             java.nio.file.Path keyFile) throws Exception {
         PqsshClient.Builder b = PqsshClient.builder().serverKeyVerifier(AcceptAllServerKeyVerifier.INSTANCE)
-                .warningSink(w -> { }).kex(kex).timeout(Duration.ofSeconds(60)).kexGuessCache(KEX_GUESS_CACHE);
+                .warningSink(w -> { }).kex(kex).timeout(Duration.ofSeconds(60)).kexGuessCache(KEX_GUESS_CACHE)
+                // the lab's figures compare clients on OpenSSH's publickey flow (query, PK_OK, signed request), as
+                // the paper's: pqssh ssh signs at once by default, the lab only with -Dpqssh.client.pubkeySignDirectly
+                .pubkeySignDirectly(Boolean.getBoolean("pqssh.client.pubkeySignDirectly"));
         Credentials cred = keyFile == null ? Credentials.of(auth)
                 : new Credentials(List.of("publickey"), io.pqssh.mina.keys.PqKeyPairs.load(keyFile, null), null, false);
         b.preferredAuthentications(cred.methods);

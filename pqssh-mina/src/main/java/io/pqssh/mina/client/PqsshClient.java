@@ -43,6 +43,11 @@ public final class PqsshClient implements AutoCloseable {
         this.policy = policy;
     }
 
+    static {
+        // before MINA registers its JCA providers (Builder's defaults do): Bouncy Castle's is built only if needed
+        io.pqssh.mina.security.LazyBouncyCastleProvider.install();
+    }
+
     public static Builder builder() {
         return new Builder();
     }

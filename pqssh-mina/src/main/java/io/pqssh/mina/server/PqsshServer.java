@@ -51,6 +51,11 @@ public final class PqsshServer implements AutoCloseable {
         this.kemSettings = kemSettings;
     }
 
+    static {
+        // before MINA registers its JCA providers: Bouncy Castle's is built only if needed
+        io.pqssh.mina.security.LazyBouncyCastleProvider.install();
+    }
+
     public static Builder builder() {
         return new Builder();
     }
