@@ -390,6 +390,8 @@ public final class PqsshClient implements AutoCloseable {
             CoreModuleProperties.PREFERRED_AUTHS.set(client, String.join(",", preferredAuth));
             // MINA leaves Nagle on; with it a small flight waits for an ACK and costs a round trip
             CoreModuleProperties.TCP_NODELAY.set(client, true);
+            // and no delayed ACK: sshd's Nagle waits for it before its next small packet (HalfCloseTransport)
+            io.pqssh.mina.transport.HalfCloseTransport.TCP_QUICKACK.set(client, true);
             org.apache.sshd.common.io.IoServiceFactoryFactory transport =
                     io.pqssh.mina.transport.CoalescingIoServiceFactoryFactory.of(coalesceWrites, null);
             // through a jump host the SSH connection itself is not coalesced: it is a channel, not a TCP stream

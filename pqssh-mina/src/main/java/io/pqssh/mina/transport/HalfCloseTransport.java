@@ -60,6 +60,13 @@ public final class HalfCloseTransport extends Nio2ServiceFactoryFactory {
         return new Factory(manager, newExecutor(), newExecutor());
     }
 
+    /**
+     * Whether sockets acknowledge received data at once ({@code TCP_QUICKACK} after each read; see
+     * {@code Session.acknowledgeNow}); {@code PqsshClient} turns it on for its connections.
+     */
+    public static final org.apache.sshd.common.Property<Boolean> TCP_QUICKACK =
+            org.apache.sshd.common.Property.bool("pqssh-tcp-quickack", false);
+
     private static final class Factory extends Nio2ServiceFactory {
         private final CloseableExecutorService resume;
 
@@ -124,19 +131,42 @@ public final class HalfCloseTransport extends Nio2ServiceFactoryFactory {
     }
 
     private static final class Session extends Nio2Session {
+        private boolean quickAck;
+
         Session(Nio2Service service, PropertyResolver resolver, IoHandler handler, AsynchronousSocketChannel socket,
                 SocketAddress acceptanceAddress) throws IOException {
             super(service, resolver, handler, socket, acceptanceAddress);
+            quickAck = TCP_QUICKACK.getRequired(resolver);
         }
 
         @Override
         protected void handleReadCycleCompletion(ByteBuffer buffer, Readable bufReader,
                 Nio2CompletionHandler<Integer, Object> completionHandler, Integer result, Object attachment) {
+            if (quickAck && result != null && result > 0) {
+                acknowledgeNow();
+            }
             if (result != null && result < 0 && !isClosing() && inputEnded()) {
                 // no further read: the channel's close closes this socket
                 return;
             }
             super.handleReadCycleCompletion(buffer, bufReader, completionHandler, result, attachment);
+        }
+
+        /**
+         * Sends the ACK for what was just read now rather than after Linux's delayed-ACK timer (up to 40 ms): a
+         * server that leaves Nagle's algorithm on (OpenSSH's sshd does until a session is interactive) holds its
+         * next small packet, e.g. SSH_MSG_CHANNEL_OPEN_CONFIRMATION behind the hostkeys-00 request, until the
+         * previous one is acknowledged. Linux only ({@code TCP_QUICKACK} clears the socket's interactive "pingpong"
+         * state, which is what delays the ACK, and sends an ACK already scheduled); it is set again after every read
+         * because the kernel re-enters that state when this side sends. Elsewhere the option is unsupported and
+         * this is not tried again.
+         */
+        private void acknowledgeNow() {
+            try {
+                getSocket().setOption(jdk.net.ExtendedSocketOptions.TCP_QUICKACK, Boolean.TRUE);
+            } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+                quickAck = false;
+            }
         }
 
         /**
