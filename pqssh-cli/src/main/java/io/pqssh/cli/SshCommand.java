@@ -113,6 +113,7 @@ public final class SshCommand implements Callable<Integer> {
         }
         libraryLogging(c.verbose >= 3);
         if (c.destination != null && !c.help) {
+            io.pqssh.mina.transport.EarlyConnection.prepareGroup();
             warmUp();
         }
         return c.runParsed();
@@ -240,6 +241,7 @@ public final class SshCommand implements Callable<Integer> {
             if (early != null) {
                 early.close();
             }
+            io.pqssh.mina.transport.EarlyConnection.discardPreparedGroup();
         }
     }
 

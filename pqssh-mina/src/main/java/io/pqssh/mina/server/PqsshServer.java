@@ -449,6 +449,9 @@ public final class PqsshServer implements AutoCloseable {
                 PreAuthLimits.install(sshd, preAuth);
             }
             CoreModuleProperties.TCP_NODELAY.set(sshd, true);
+            // no delayed ACK either: OpenSSH's client leaves Nagle on before authentication, and its SERVICE_REQUEST
+            // waited for this server's delayed ACK of its NEWKEYS (~45 ms over the 67 ms link; HalfCloseTransport)
+            io.pqssh.mina.transport.HalfCloseTransport.TCP_QUICKACK.set(sshd, true);
             sshd.setIoServiceFactoryFactory(io.pqssh.mina.transport.CoalescingIoServiceFactoryFactory.of(
                     coalesceWrites, transport));
             sshd.addSessionListener(new PostQuantumKexPolicy(requirePqKex,

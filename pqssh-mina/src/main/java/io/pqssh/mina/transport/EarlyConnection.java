@@ -38,18 +38,71 @@ public final class EarlyConnection implements AutoCloseable {
         this.connected = connected;
     }
 
+    /** A group made ahead by {@link #prepareGroup}, until {@link #start} takes it or it is discarded. */
+    private static final java.util.concurrent.atomic.AtomicReference<java.util.concurrent.FutureTask<
+            AsynchronousChannelGroup>> PREPARED = new java.util.concurrent.atomic.AtomicReference<>();
+
+    /**
+     * Starts making the channel group of the next {@link #start} on a thread of its own, before the address is
+     * known: starting its threads and finding the JDK's channel provider (a service-loader scan of the class path)
+     * cost a just-started client 30-50 ms on its way to the SYN. {@link #discardPreparedGroup} ends a group no
+     * connection took.
+     */
+    public static void prepareGroup() {
+        java.util.concurrent.FutureTask<AsynchronousChannelGroup> task =
+                new java.util.concurrent.FutureTask<>(EarlyConnection::newGroup);
+        if (PREPARED.compareAndSet(null, task)) {
+            Thread t = new Thread(task, "pqssh-nio2-group");
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+    /** Shuts down a group made by {@link #prepareGroup} that no {@link #start} took. */
+    public static void discardPreparedGroup() {
+        java.util.concurrent.FutureTask<AsynchronousChannelGroup> task = PREPARED.getAndSet(null);
+        if (task != null) {
+            task.cancel(false);
+            try {
+                task.get().shutdownNow();
+            } catch (Exception e) {
+                // never made, or made and its daemon threads end with the JVM
+            }
+        }
+    }
+
+    private static AsynchronousChannelGroup newGroup() throws IOException {
+        return AsynchronousChannelGroup.withFixedThreadPool(Runtime.getRuntime().availableProcessors() + 1, r -> {
+            Thread t = new Thread(r, "pqssh-nio2");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** The prepared group if there is one (waiting for it), else a new one. */
+    private static AsynchronousChannelGroup takeGroup() throws IOException {
+        java.util.concurrent.FutureTask<AsynchronousChannelGroup> task = PREPARED.getAndSet(null);
+        if (task != null) {
+            task.run(); // no-op if its thread ran or runs it
+            try {
+                return task.get();
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.CancellationException e) {
+                // made anew below; the same failure, if any, is met there
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted while making the channel group");
+            }
+        }
+        return newGroup();
+    }
+
     /** Starts connecting to {@code target} (resolved) and returns at once. */
     public static EarlyConnection start(InetSocketAddress target) throws IOException {
         Objects.requireNonNull(target, "target");
         if (target.isUnresolved()) {
             throw new IOException("unresolved address " + target);
         }
-        AsynchronousChannelGroup group = AsynchronousChannelGroup.withFixedThreadPool(
-                Runtime.getRuntime().availableProcessors() + 1, r -> {
-                    Thread t = new Thread(r, "pqssh-nio2");
-                    t.setDaemon(true);
-                    return t;
-                });
+        AsynchronousChannelGroup group = takeGroup();
         try {
             AsynchronousSocketChannel s = AsynchronousSocketChannel.open(group);
             return new EarlyConnection(target, group, s, s.connect(target));

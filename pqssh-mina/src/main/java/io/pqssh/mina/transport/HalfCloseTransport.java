@@ -62,7 +62,7 @@ public final class HalfCloseTransport extends Nio2ServiceFactoryFactory {
 
     /**
      * Whether sockets acknowledge received data at once ({@code TCP_QUICKACK} after each read; see
-     * {@code Session.acknowledgeNow}); {@code PqsshClient} turns it on for its connections.
+     * {@code Session.acknowledgeNow}); {@code PqsshClient} and {@code PqsshServer} turn it on.
      */
     public static final org.apache.sshd.common.Property<Boolean> TCP_QUICKACK =
             org.apache.sshd.common.Property.bool("pqssh-tcp-quickack", false);

@@ -55,6 +55,33 @@ class EarlyConnectionTest {
     }
 
     @Test
+    void aGroupMadeAheadIsTheNextConnectionsAndADiscardedOneEnds() throws Exception {
+        try (PqsshServer srv = server()) {
+            InetSocketAddress target = new InetSocketAddress(InetAddress.getLoopbackAddress(), srv.port());
+            EarlyConnection.prepareGroup();
+            EarlyConnection early = EarlyConnection.start(target);
+            EarlyConnection.discardPreparedGroup(); // nothing left to discard: the connection took the group
+            assertFalse(early.group().isShutdown(), "the group made ahead carries the connection");
+            try (PqsshClient cli = client(early).start();
+                    ClientSession s = cli.login("alice", "127.0.0.1", srv.port())) {
+                assertTrue(early.claimed());
+                assertEquals("ran: echo ahead", exec(s, "echo ahead").strip());
+            }
+            assertTrue(early.group().awaitTermination(10, TimeUnit.SECONDS), "the client's close ended the group");
+            // after a discard the next connection makes a group of its own
+            EarlyConnection.prepareGroup();
+            EarlyConnection.discardPreparedGroup();
+            EarlyConnection other = EarlyConnection.start(target);
+            try {
+                assertFalse(other.group().isShutdown());
+            } finally {
+                other.close();
+            }
+            assertTrue(other.group().awaitTermination(10, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
     void theLoginRunsOnTheEarlySocket() throws Exception {
         try (PqsshServer srv = server()) {
             InetSocketAddress target = new InetSocketAddress(InetAddress.getLoopbackAddress(), srv.port());
