@@ -611,6 +611,7 @@ public final class SshCommand implements Callable<Integer> {
                     Background.detach();
                 }
                 int rc = 255;
+                boolean endedWithoutStatus = false;
                 Exception failure = null;
                 try {
                     if (stdioForward != null) {
@@ -627,11 +628,19 @@ public final class SshCommand implements Callable<Integer> {
                                 io.pqssh.cli.ssh.Terminals.stdinIsTerminal());
                         rc = runner.run(cmd, sessionType.equals("subsystem"), tty(config),
                                 config.flag("StdinNull", false), config.escapeChar(), environment(config));
+                        endedWithoutStatus = runner.endedWithoutStatus();
                     }
                 } catch (ConfigException e) {
                     throw e;
                 } catch (Exception e) {
                     failure = e;
+                }
+                if (endedWithoutStatus && config.serverAliveIntervalSeconds() > 0
+                        && !ClientSetup.serverNotResponding(session)) {
+                    // the channel can close before MINA has told the listeners why the session ends (seen once in
+                    // ServerAliveTest): wait for the session's own end, whose cause is recorded before it
+                    session.waitFor(java.util.EnumSet.of(ClientSession.ClientSessionEvent.CLOSED),
+                            Duration.ofSeconds(2).toMillis());
                 }
                 if (ClientSetup.serverNotResponding(session)) {
                     // ServerAliveCountMax keepalives unanswered: ssh's words and status (clientloop.c)

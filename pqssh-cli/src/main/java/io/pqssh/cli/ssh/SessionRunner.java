@@ -24,6 +24,14 @@ import org.jline.terminal.Size;
  * when the remote side sent none (killed by a signal, or the connection was closed).
  */
 public final class SessionRunner {
+    /** Set when the channel closed with neither an exit status nor a signal (the connection ended under it). */
+    private volatile boolean endedWithoutStatus;
+
+    /** Whether the last {@link #run} ended with neither an exit status nor an exit signal. */
+    public boolean endedWithoutStatus() {
+        return endedWithoutStatus;
+    }
+
     /** Whether and how to request a pty (ssh's RequestTTY with -t/-T counted). */
     public enum Tty { AUTO, NO, YES, FORCE }
 
@@ -151,6 +159,8 @@ public final class SessionRunner {
             }
             if (signal != null) {
                 log.debug1("Remote command killed by signal " + signal);
+            } else {
+                endedWithoutStatus = true;
             }
             return 255;
         }
