@@ -136,13 +136,15 @@ public final class Prompter {
 
     private static char[] tty(String prompt, boolean echo) throws IOException, InterruptedException {
         try (OutputStream out = new FileOutputStream(TTY); InputStream in = new FileInputStream(TTY)) {
-            out.write(prompt.getBytes(StandardCharsets.UTF_8));
-            out.flush();
             if (!echo) {
+                // echo off before the prompt shows (as readpassphrase(3)): keys typed as soon as it appears must not
+                // be echoed, and stty takes a moment (PassphrasePromptTest saw a passphrase on the screen)
                 stty("-echo");
             }
             ByteArrayOutputStream line = new ByteArrayOutputStream();
             try {
+                out.write(prompt.getBytes(StandardCharsets.UTF_8));
+                out.flush();
                 int b;
                 while ((b = in.read()) >= 0 && b != '\n' && b != '\r') {
                     line.write(b);
