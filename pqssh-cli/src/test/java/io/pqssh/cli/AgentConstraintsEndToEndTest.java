@@ -2,6 +2,7 @@ package io.pqssh.cli;
 
 import static io.pqssh.cli.CliHarness.pub;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -319,7 +320,11 @@ class AgentConstraintsEndToEndTest {
             Run asNobody = run(env, SETPRIV.toString(), "--reuid=65534", "--regid=65534", "--clear-groups",
                     SSH_ADD.toString(), "-l");
             assertNotEquals(0, asNobody.rc(), asNobody.out());
-            assertTrue(asNobody.out().contains("error fetching identities"), asNobody.out());
+            assertFalse(asNobody.out().contains("peer-test"), asNobody.out());
+            // the agent closes the connection at once: ssh-add then reads end of file ("error fetching identities")
+            // or, if the close came before its request was written, dies of SIGPIPE (128 + 13) without a word
+            assertTrue(asNobody.out().contains("error fetching identities") || asNobody.rc() == 141,
+                    "rc " + asNobody.rc() + ": " + asNobody.out());
         } finally {
             Files.deleteIfExists(sock);
             Files.deleteIfExists(open);
