@@ -401,8 +401,9 @@ public final class SshCommand implements Callable<Integer> {
         if (lastHop == null && early == null && !"false".equals(System.getProperty("pqssh.ssh.earlyConnect"))) {
             early = startEarly(host, p, log);
         }
+        io.pqssh.mina.kex.ServerProposalCache kexCache = kexGuessCache(config);
         io.pqssh.mina.kex.PreparedKemShare share = early != null && config.flag("GuessKex", true)
-                ? prepareKemShare(config, host, p) : null;
+                ? prepareKemShare(config, kexCache, host, p) : null;
         PqsshClient.Builder b = PqsshClient.builder()
                 .earlyConnection(lastHop == null ? early : null)
                 .preparedKemShare(share)
@@ -419,7 +420,7 @@ public final class SshCommand implements Callable<Integer> {
                         config.connectTimeoutSeconds() > 0 ? Math.max(30, config.connectTimeoutSeconds()) : 30));
         config.string("NoneProbe").ifPresent(v -> b.noneProbe(config.flag("NoneProbe", false)));
         config.string("GuessKex").ifPresent(v -> b.guessKex(config.flag("GuessKex", true)));
-        b.kexGuessCache(kexGuessCache(config));
+        b.kexGuessCache(kexCache);
         config.string("PubkeySignDirectly").ifPresent(v -> b.pubkeySignDirectly(config.flag("PubkeySignDirectly",
                 false)));
         boolean earlyOpen = config.flag("EarlyChannelOpen", false);
@@ -504,9 +505,8 @@ public final class SshCommand implements Callable<Integer> {
      * Starts generating the KEM key pair of the key exchange this connection will run, when the KEX guess cache
      * knows the server: on a thread of its own, while this one reads key files and starts MINA (docs/startup.md).
      */
-    private static io.pqssh.mina.kex.PreparedKemShare prepareKemShare(ClientConfig config, String host, int port)
-            throws ConfigException {
-        io.pqssh.mina.kex.ServerProposalCache cache = kexGuessCache(config);
+    private static io.pqssh.mina.kex.PreparedKemShare prepareKemShare(ClientConfig config,
+            io.pqssh.mina.kex.ServerProposalCache cache, String host, int port) {
         boolean ownList = config.string("KexAlgorithms").isPresent();
         return io.pqssh.mina.kex.PreparedKemShare.start(() -> {
             List<String> ours;
