@@ -153,6 +153,18 @@ final class CliHarness {
                 + " io.pqssh.cli.Main"; // used unquoted as $PQSSH: the class path has no blanks
     }
 
+    /**
+     * An SSH_ASKPASS script {@code askpass.sh} in {@code dir} that appends each prompt it is given to {@code log} and
+     * answers {@code first} on its first call, {@code later} on every other.
+     */
+    static Path answeringAskpass(Path dir, Path log, String first, String later) throws IOException {
+        Path askpass = dir.resolve("askpass.sh");
+        Files.writeString(askpass, "#!/bin/sh\nprintf '%s\\n' \"$1\" >> " + log + "\nif [ $(wc -l < " + log
+                + ") -eq 1 ]; then echo '" + first + "'; else echo '" + later + "'; fi\n");
+        Files.setPosixFilePermissions(askpass, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        return askpass;
+    }
+
     /** Runs {@code script} with bash, {@code $PQSSH} set to {@link #pqsshCommandLine()}, bounded. */
     static Result shell(Path workDir, java.util.Map<String, String> env, String script) throws Exception {
         Path out = Files.createTempFile(workDir, "out", ".txt");

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -87,10 +86,8 @@ class KeyboardInteractiveTest {
     @Test
     void throughAskpassWithoutATerminal() throws Exception {
         Path asked = dir.resolve("askpass.log");
-        Path askpass = dir.resolve("askpass.sh");
-        Files.writeString(askpass, "#!/bin/sh\nprintf '%s\\n' \"$1\" >> " + asked + "\nif [ $(wc -l < " + asked
-                + ") -eq 1 ]; then echo '" + WRONG + "'; else echo '" + PASSWORD + "'; fi\n");
-        Files.setPosixFilePermissions(askpass, PosixFilePermissions.fromString("rwx------"));
+        // the first call answers wrong, the next ones right; every prompt is recorded
+        Path askpass = CliHarness.answeringAskpass(dir, asked, WRONG, PASSWORD);
         CliHarness.Result r = CliHarness.shell(dir, Map.of("SSH_ASKPASS", askpass.toString(), "DISPLAY", ":77"),
                 "setsid -w " + ssh("'echo KBD-ASKPASS-OK'"));
         assertEquals(0, r.rc(), r.all());
