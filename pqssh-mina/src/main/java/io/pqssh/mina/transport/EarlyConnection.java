@@ -62,7 +62,9 @@ public final class EarlyConnection implements AutoCloseable {
     public static void discardPreparedGroup() {
         java.util.concurrent.FutureTask<AsynchronousChannelGroup> task = PREPARED.getAndSet(null);
         if (task != null) {
-            task.cancel(false);
+            // not cancel(): a cancelled task that is already running still makes its group, and get() would then
+            // not hand it over to be shut down
+            task.run(); // no-op if its thread ran or runs it
             try {
                 task.get().shutdownNow();
             } catch (Exception e) {
