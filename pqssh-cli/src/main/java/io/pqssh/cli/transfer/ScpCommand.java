@@ -35,6 +35,10 @@ public final class ScpCommand implements Callable<Integer> {
     @Option(names = "-p", description = "Preserve modification times and modes.")
     boolean preserve;
 
+    @Option(names = "-T", description = {"Legacy SCP downloads (-O): do not check that the names the server sends",
+            "match the request (needed only when the server's shell expands a path differently)."})
+    boolean noNameCheck;
+
     @Mixin
     SessionOptions session = new SessionOptions();
 
@@ -106,9 +110,13 @@ public final class ScpCommand implements Callable<Integer> {
 
     private int download(ClientSession s, List<String> remotes, Path local) throws Exception {
         if (legacy) {
-            ScpClient scp = ScpClientCreator.instance().createScpClient(s);
-            scp.download(remotes.toArray(String[]::new), local, options(remotes.size() > 1));
-            return 0;
+            ScpSink.Options o = new ScpSink.Options(recursive, preserve, remotes.size() > 1, !noNameCheck,
+                    LocalUmask.current());
+            int rc = 0;
+            for (String r : remotes) { // one scp -f per operand, as scp runs one per source
+                rc |= ScpSink.download(s, r, local, o, System.err);
+            }
+            return rc;
         }
         boolean dir = Files.isDirectory(local);
         if (remotes.size() > 1 && !dir) {

@@ -290,7 +290,7 @@ final class SftpShell {
             } else {
                 String prefix = arg == null ? "" : (arg.endsWith("/") ? arg : arg + "/");
                 List<SftpClient.DirEntry> entries = new ArrayList<>();
-                sftp.readDir(path).forEach(entries::add);
+                SftpTransfers.readDir(sftp, path, err).forEach(entries::add);
                 entries.sort(java.util.Comparator.comparing(SftpClient.DirEntry::getFilename));
                 for (SftpClient.DirEntry e : entries) {
                     String n = e.getFilename();
@@ -632,7 +632,7 @@ final class SftpShell {
         String pattern = path.substring(slash + 1);
         List<String> out = new ArrayList<>();
         try {
-            for (SftpClient.DirEntry e : sftp.readDir(dir)) {
+            for (SftpClient.DirEntry e : SftpTransfers.readDir(sftp, dir, err)) {
                 String n = e.getFilename();
                 if (!n.equals(".") && !n.equals("..") && !(n.startsWith(".") && !pattern.startsWith("."))
                         && Patterns.glob(n, pattern)) {

@@ -12,7 +12,9 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermission;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
@@ -80,6 +82,24 @@ final class SftpTransfers {
         } catch (IOException e) {
             return false;
         }
+    }
+
+    /**
+     * A remote directory's entries, less any whose name holds a '/': a hostile server's {@code ../../.bashrc} would
+     * make a recursive download or a glob write outside the target. Skipped with sftp's own error line.
+     */
+    static List<SftpClient.DirEntry> readDir(SftpClient sftp, String dir, java.io.PrintStream err)
+            throws IOException {
+        List<SftpClient.DirEntry> safe = new ArrayList<>();
+        for (SftpClient.DirEntry e : sftp.readDir(dir)) {
+            if (e.getFilename().indexOf('/') >= 0) {
+                err.println("Server sent suspect path \"" + ScpSink.visible(e.getFilename()) + "\" during readdir of \""
+                        + dir + "\"");
+            } else {
+                safe.add(e);
+            }
+        }
+        return safe;
     }
 
     static String join(String dir, String name) {
@@ -167,7 +187,7 @@ final class SftpTransfers {
             }
             Files.createDirectories(local);
             long n = 0;
-            for (SftpClient.DirEntry e : sftp.readDir(remote)) {
+            for (SftpClient.DirEntry e : readDir(sftp, remote, System.err)) {
                 String name = e.getFilename();
                 if (name.equals(".") || name.equals("..")) {
                     continue;
