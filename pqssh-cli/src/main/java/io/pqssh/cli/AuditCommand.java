@@ -103,12 +103,22 @@ public final class AuditCommand implements Callable<Integer> {
         return report(conditions, Auditor.audit(p));
     }
 
+    private static String cbom(List<Finding> findings) {
+        java.io.ByteArrayOutputStream o = new java.io.ByteArrayOutputStream();
+        try {
+            io.pqssh.inventory.cbom.Cboms.audit(findings, o);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return o.toString(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     private int report(List<FailOn> conditions, List<Finding> findings) throws java.io.IOException {
         if (reports.printTable()) {
             System.out.print(TableReport.audit(findings));
         }
         reports.write(() -> JsonReport.audit(findings), () -> CsvReport.audit(findings), () -> SarifReport.audit(findings),
-                () -> HtmlReport.audit(findings));
+                () -> HtmlReport.audit(findings), () -> cbom(findings));
         System.out.flush();
         List<String> hit = FailOn.checkAudit(conditions, findings);
         for (String h : hit) {

@@ -33,19 +33,23 @@ final class ReportOptions {
     @Option(names = "--html", paramLabel = "FILE", description = "self-contained HTML report (- for stdout)")
     String html;
 
+    @Option(names = "--cbom", paramLabel = "FILE",
+            description = "CycloneDX 1.6 CBOM: algorithms, keys and SSH use per target (- for stdout)")
+    String cbom;
+
     @Option(names = {"-q", "--quiet"}, description = "no table on stdout")
     boolean quiet;
 
     /** The terminal table is printed unless asked not to or a report goes to stdout. */
     boolean printTable() {
         boolean stdoutTaken = "-".equals(json) || "-".equals(jsonl) || "-".equals(csv) || "-".equals(sarif)
-                || "-".equals(html);
+                || "-".equals(html) || "-".equals(cbom);
         return !quiet && !stdoutTaken;
     }
 
     /** Writes each requested report; the suppliers run only for the formats asked for. */
     void write(Supplier<String> jsonReport, Supplier<String> csvReport, Supplier<String> sarifReport,
-            Supplier<String> htmlReport) throws IOException {
+            Supplier<String> htmlReport, Supplier<String> cbomReport) throws IOException {
         if (jsonl != null) {
             throw new IllegalArgumentException("--jsonl is for scans; use --json");
         }
@@ -53,6 +57,7 @@ final class ReportOptions {
         write(csv, csvReport);
         write(sarif, sarifReport);
         write(html, htmlReport);
+        write(cbom, cbomReport);
     }
 
     private static void write(String dest, Supplier<String> content) throws IOException {
@@ -92,6 +97,7 @@ final class ReportOptions {
             s.add(csv, "--csv", ScanSinks::csv);
             s.add(sarif, "--sarif", ScanSinks::sarif);
             s.add(html, "--html", ScanSinks::html);
+            s.add(cbom, "--cbom", io.pqssh.inventory.cbom.Cboms::scan);
             if (printTable()) {
                 s.add("-", "the table", o -> ScanSinks.table(o));
             }

@@ -105,6 +105,22 @@ class ScanLiveTest {
     }
 
     @Test
+    void cbomOfTheLiveScanIsValidAndHasTheCompositeHostKey() throws Exception {
+        JsonNode bom = JSON.readTree(CbomTest.scanCbom(results));
+        java.util.Map<String, JsonNode> refs = CbomTest.byRef(bom);
+        CbomTest.dependencies(bom, refs);
+        JsonNode composite = refs.get("crypto/hostkey/ssh-mldsa44-ed25519@openssh.com");
+        assertEquals("signature", composite.at("/cryptoProperties/algorithmProperties/primitive").asText());
+        assertEquals(2, composite.at("/cryptoProperties/algorithmProperties/nistQuantumSecurityLevel").asInt());
+        String fp = r(0).hostKeys().stream().filter(h -> h.algorithm().equals("ssh-mldsa44-ed25519@openssh.com"))
+                .findFirst().orElseThrow().fingerprint();
+        JsonNode key = refs.get("ssh-host-key/" + r(0).target() + "#1/" + fp);
+        assertEquals("crypto/hostkey/ssh-mldsa44-ed25519@openssh.com",
+                key.at("/cryptoProperties/relatedCryptoMaterialProperties/algorithmRef").asText(), key.toString());
+        assertEquals("ssh://" + r(0).target(), key.at("/evidence/occurrences/0/location").asText());
+    }
+
+    @Test
     void everyTargetIsClassified() throws Exception {
         ScanResult pq = r(0);
         assertEquals("pq-ready", pq.category(), pq.toString());

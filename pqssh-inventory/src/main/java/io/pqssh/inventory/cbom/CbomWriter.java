@@ -1,0 +1,237 @@
+package io.pqssh.inventory.cbom;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.StreamWriteFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import org.cyclonedx.Version;
+import org.cyclonedx.generators.json.BomJsonGenerator;
+import org.cyclonedx.model.Bom;
+import org.cyclonedx.model.Component;
+import org.cyclonedx.model.Dependency;
+import org.cyclonedx.model.Metadata;
+import org.cyclonedx.model.Property;
+import org.cyclonedx.model.component.crypto.AlgorithmProperties;
+import org.cyclonedx.model.component.crypto.CryptoProperties;
+import org.cyclonedx.model.component.crypto.enums.AssetType;
+import org.cyclonedx.model.metadata.ToolInformation;
+
+/**
+ * A CycloneDX 1.6 JSON document written while results arrive. Every part of it is serialized by the CycloneDX
+ * library (its model classes and its version-aware ObjectMapper, the one {@link BomJsonGenerator} configures): the
+ * header from a BOM holding only the metadata, and each batch of components and dependencies from a BOM holding only
+ * that batch. This class only places the parts: components go out as they come, dependencies wait in a temporary
+ * file until the components array is closed. Memory holds the set of algorithm bom-refs written (at most
+ * {@value #MAX_ALGORITHMS}), nothing per target.
+ */
+public final class CbomWriter implements AutoCloseable {
+    /** Distinct algorithms described (hostile servers can invent names): later ones are counted, not described. */
+    public static final int MAX_ALGORITHMS = 4096;
+    public static final String TOOL_VERSION = "0.1.0";
+
+    private final OutputStream out;
+    private final ObjectMapper mapper;
+    /** The library's mapper, without its flush after every value (one flush per component would be a write(2) each). */
+    private final ObjectWriter json;
+    private final JsonGenerator g;
+    private final Path depsFile;
+    private final Writer depsWriter;
+    private final JsonGenerator deps;
+    private final Set<String> algorithms = new HashSet<>();
+    private long omittedAlgorithms;
+    private boolean finished;
+
+    /** Exposes the ObjectMapper that CycloneDX sets up for one schema version. */
+    private static final class Generator extends BomJsonGenerator {
+        Generator(Bom bom) {
+            super(bom, Version.VERSION_16);
+        }
+
+        ObjectMapper mapper() {
+            return mapper;
+        }
+    }
+
+    private CbomWriter(OutputStream out, String kind) throws IOException {
+        this.out = out;
+        Bom header = new Bom();
+        header.setSerialNumber("urn:uuid:" + UUID.randomUUID());
+        Metadata m = new Metadata();
+        Component tool = new Component();
+        tool.setType(Component.Type.APPLICATION);
+        tool.setName("pqssh");
+        tool.setVersion(TOOL_VERSION);
+        ToolInformation tools = new ToolInformation();
+        tools.setComponents(List.of(tool));
+        m.setToolChoice(tools);
+        m.setProperties(List.of(new Property("pqssh:report", kind)));
+        header.setMetadata(m);
+        Generator gen = new Generator(header);
+        JsonNode head = gen.toJsonNode();
+        if (head == null) {
+            throw new IOException("CycloneDX could not serialize the BOM header");
+        }
+        this.mapper = gen.mapper();
+        this.json = mapper.writer().without(SerializationFeature.FLUSH_AFTER_WRITE_VALUE);
+        this.g = mapper.getFactory().createGenerator(out, JsonEncoding.UTF8);
+        g.disable(StreamWriteFeature.AUTO_CLOSE_TARGET.mappedFeature());
+        g.writeStartObject();
+        for (Map.Entry<String, JsonNode> e : head.properties()) {
+            g.writeFieldName(e.getKey());
+            json.writeValue(g, e.getValue());
+        }
+        g.writeArrayFieldStart("components");
+        this.depsFile = Files.createTempFile("pqssh-cbom-deps", ".json");
+        this.depsWriter = Files.newBufferedWriter(depsFile, StandardCharsets.UTF_8);
+        this.deps = mapper.getFactory().createGenerator(depsWriter);
+        deps.writeStartArray();
+    }
+
+    /** Starts a document; {@code kind} ({@code scan}, {@code audit}) goes into the metadata. */
+    public static CbomWriter open(OutputStream out, String kind) throws IOException {
+        return new CbomWriter(out, kind);
+    }
+
+    /** The bom-ref of an algorithm component. */
+    public static String algorithmRef(String kind, String name) {
+        return "crypto/" + kind + "/" + name;
+    }
+
+    /**
+     * The bom-ref of the algorithm, adding its component to {@code batch} the first time it is seen; null when the
+     * document already describes {@value #MAX_ALGORITHMS} algorithms (then it is only counted).
+     */
+    public String algorithm(String kind, String name, List<Component> batch) {
+        String ref = algorithmRef(kind, name);
+        if (algorithms.contains(ref)) {
+            return ref;
+        }
+        if (algorithms.size() >= MAX_ALGORITHMS) {
+            omittedAlgorithms++;
+            return null;
+        }
+        algorithms.add(ref);
+        batch.add(algorithmComponent(ref, SshCrypto.of(kind, name)));
+        return ref;
+    }
+
+    private static Component algorithmComponent(String ref, SshCrypto c) {
+        Component comp = new Component();
+        comp.setType(Component.Type.CRYPTOGRAPHIC_ASSET);
+        comp.setBomRef(ref);
+        comp.setName(c.name());
+        AlgorithmProperties a = new AlgorithmProperties();
+        a.setPrimitive(c.primitive());
+        a.setParameterSetIdentifier(c.parameterSet());
+        a.setCurve(c.curve());
+        a.setMode(c.mode());
+        a.setCryptoFunctions(c.functions());
+        a.setClassicalSecurityLevel(c.classicalLevel());
+        a.setNistQuantumSecurityLevel(c.nistQuantumLevel());
+        CryptoProperties cp = new CryptoProperties();
+        cp.setAssetType(AssetType.ALGORITHM);
+        cp.setAlgorithmProperties(a);
+        cp.setOid(c.oid());
+        comp.setCryptoProperties(cp);
+        List<Property> props = new ArrayList<>();
+        props.add(new Property("pqssh:ssh-algorithm-kind", c.kind()));
+        String judged = c.kind().equals("key") ? null : judgeKind(c.kind());
+        if (judged != null) {
+            io.pqssh.inventory.scan.Algorithms.Weakness w = io.pqssh.inventory.scan.Algorithms.judge(judged,
+                    c.name());
+            if (w != null) {
+                props.add(new Property("pqssh:weakness", w.severity() + ": " + w.reason()));
+            }
+        }
+        comp.setProperties(props);
+        return comp;
+    }
+
+    private static String judgeKind(String kind) {
+        return switch (kind) {
+            case "kex", "hostkey", "cipher", "mac" -> kind;
+            default -> null;
+        };
+    }
+
+    /** Writes a batch: its components now, its dependencies into the dependencies array. */
+    public void write(List<Component> components, List<Dependency> dependencies) throws IOException {
+        if (components.isEmpty() && dependencies.isEmpty()) {
+            return;
+        }
+        Bom batch = new Bom();
+        batch.setComponents(components.isEmpty() ? null : components);
+        batch.setDependencies(dependencies.isEmpty() ? null : dependencies);
+        ObjectNode node = mapper.valueToTree(batch);
+        for (JsonNode c : node.path("components")) {
+            g.writeRaw('\n');
+            json.writeValue(g, c);
+        }
+        for (JsonNode d : node.path("dependencies")) {
+            deps.writeRaw('\n');
+            json.writeValue(deps, d);
+        }
+    }
+
+    /** Closes the components, copies the dependencies after them, adds the document properties, and flushes. */
+    public void finish(List<Property> properties) throws IOException {
+        finished = true;
+        g.writeRaw('\n');
+        g.writeEndArray();
+        deps.writeRaw('\n');
+        deps.writeEndArray();
+        deps.close();
+        depsWriter.close();
+        g.writeFieldName("dependencies");
+        g.writeRawValue("");
+        g.flush();
+        Files.copy(depsFile, out);
+        List<Property> all = new ArrayList<>(properties);
+        if (omittedAlgorithms > 0) {
+            all.add(new Property("pqssh:algorithms-not-described", Long.toString(omittedAlgorithms)));
+        }
+        if (!all.isEmpty()) {
+            Bom tail = new Bom();
+            tail.setProperties(all);
+            JsonNode p = mapper.valueToTree(tail).path("properties");
+            g.writeFieldName("properties");
+            json.writeValue(g, p);
+        }
+        g.writeEndObject();
+        g.writeRaw('\n');
+        g.flush();
+    }
+
+    public boolean finished() {
+        return finished;
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            deps.close();
+            depsWriter.close();
+            g.close();
+        } finally {
+            Files.deleteIfExists(depsFile);
+        }
+    }
+}

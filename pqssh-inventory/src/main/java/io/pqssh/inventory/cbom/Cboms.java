@@ -1,0 +1,316 @@
+package io.pqssh.inventory.cbom;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.cyclonedx.model.Component;
+import org.cyclonedx.model.Dependency;
+import org.cyclonedx.model.Evidence;
+import org.cyclonedx.model.Hash;
+import org.cyclonedx.model.Property;
+import org.cyclonedx.model.component.crypto.CipherSuite;
+import org.cyclonedx.model.component.crypto.CryptoProperties;
+import org.cyclonedx.model.component.crypto.ProtocolProperties;
+import org.cyclonedx.model.component.crypto.RelatedCryptoMaterialProperties;
+import org.cyclonedx.model.component.crypto.enums.AssetType;
+import org.cyclonedx.model.component.crypto.enums.ProtocolType;
+import org.cyclonedx.model.component.crypto.enums.RelatedCryptoMaterialType;
+import org.cyclonedx.model.component.evidence.Occurrence;
+
+import io.pqssh.inventory.audit.Finding;
+import io.pqssh.inventory.report.ScanCounters;
+import io.pqssh.inventory.report.ScanSink;
+import io.pqssh.inventory.scan.Algorithms;
+import io.pqssh.inventory.scan.Classification;
+import io.pqssh.inventory.scan.KexInit;
+import io.pqssh.inventory.scan.ScanResult;
+
+/**
+ * The CycloneDX 1.6 CBOM of a scan (streamed, {@link #scan}) and of an audit ({@link #audit}); the mapping is
+ * documented in docs/inventory.md ("CBOM").
+ */
+public final class Cboms {
+    private Cboms() {
+    }
+
+    /** The scan CBOM as a streaming report: one protocol component per SSH target, written as results arrive. */
+    public static ScanSink scan(OutputStream out) throws IOException {
+        CbomWriter w = CbomWriter.open(out, "scan");
+        return new ScanSink() {
+            private long ssh;
+            private long seq;
+
+            @Override
+            public void accept(ScanResult r) throws IOException {
+                if (r.status() != ScanResult.Status.SSH) {
+                    return; // nothing cryptographic was seen
+                }
+                ssh++;
+                seq++;
+                List<Component> batch = new ArrayList<>();
+                target(w, r, batch, new ArrayList<>());
+            }
+
+            private void target(CbomWriter w, ScanResult r, List<Component> batch, List<Dependency> deps)
+                    throws IOException {
+                String location = "ssh://" + r.target();
+                Set<String> offered = new LinkedHashSet<>();
+                KexInit k = r.kexInit();
+                if (k != null) {
+                    for (String n : k.kex()) {
+                        if (!Algorithms.isPseudoKex(n)) {
+                            add(offered, w.algorithm("kex", n, batch));
+                        }
+                    }
+                    for (String n : k.hostKey()) {
+                        add(offered, w.algorithm("hostkey", n, batch));
+                    }
+                    for (String n : union(k.ciphersC2S(), k.ciphersS2C())) {
+                        add(offered, w.algorithm("cipher", n, batch));
+                    }
+                    for (String n : union(k.macsC2S(), k.macsS2C())) {
+                        add(offered, w.algorithm("mac", n, batch));
+                    }
+                }
+                // the record number keeps bom-refs unique when an input holds one target twice
+                String self = "ssh/" + r.target() + "#" + seq;
+                Dependency use = new Dependency(self);
+                for (String ref : offered) {
+                    use.addDependency(new Dependency(ref));
+                }
+                for (ScanResult.HostKey h : r.hostKeys()) {
+                    if (h.error() != null || h.fingerprint() == null || h.keyType() == null) {
+                        continue;
+                    }
+                    String alg = w.algorithm("hostkey", h.algorithm() != null ? h.algorithm() : h.keyType(), batch);
+                    Component key = key("ssh-host-key/" + r.target() + "#" + seq + "/" + h.fingerprint(), h.keyType()
+                            + " host key of " + r.target(), alg, h.fingerprint(), h.bits(), location, null);
+                    key.setProperties(List.of(new Property("pqssh:role", "host-key")));
+                    batch.add(key);
+                    use.addDependency(new Dependency(key.getBomRef()));
+                }
+                batch.add(protocol(r, self, List.copyOf(offered), location));
+                w.write(batch, List.of(use));
+            }
+
+            @Override
+            public void finish(ScanCounters c) throws IOException {
+                List<Property> props = new ArrayList<>();
+                for (var e : c.summary().entrySet()) {
+                    props.add(new Property("pqssh:summary:" + e.getKey(), Long.toString(e.getValue())));
+                }
+                props.add(new Property("pqssh:ssh-targets", Long.toString(ssh)));
+                w.finish(props);
+            }
+
+            @Override
+            public void close() throws IOException {
+                w.close();
+            }
+        };
+    }
+
+    private static void add(Set<String> refs, String ref) {
+        if (ref != null) {
+            refs.add(ref);
+        }
+    }
+
+    private static List<String> union(List<String> a, List<String> b) {
+        Set<String> s = new LinkedHashSet<>(a);
+        s.addAll(b);
+        return List.copyOf(s);
+    }
+
+    /** The SSH protocol as one target uses it: what it offers, what OpenSSH 10 and pqssh would negotiate. */
+    private static Component protocol(ScanResult r, String ref, List<String> offered, String location) {
+        Component c = new Component();
+        c.setType(Component.Type.CRYPTOGRAPHIC_ASSET);
+        c.setBomRef(ref);
+        c.setName("SSH " + r.target());
+        c.setVersion("2.0");
+        ProtocolProperties p = new ProtocolProperties();
+        p.setType(ProtocolType.SSH);
+        p.setVersion("2.0");
+        if (!offered.isEmpty()) {
+            p.setCryptoRefArray(offered);
+        }
+        Classification cl = r.classification();
+        List<CipherSuite> suites = new ArrayList<>();
+        if (cl != null) {
+            suite(suites, "key exchange an OpenSSH 10 client negotiates", cl.openssh10Negotiates(), offered);
+            suite(suites, "key exchange pqssh negotiates", cl.pqsshNegotiates(), offered);
+        }
+        if (!suites.isEmpty()) {
+            p.setCipherSuites(suites);
+        }
+        CryptoProperties cp = new CryptoProperties();
+        cp.setAssetType(AssetType.PROTOCOL);
+        cp.setProtocolProperties(p);
+        c.setCryptoProperties(cp);
+        c.setEvidence(evidence(location, null));
+        List<Property> props = new ArrayList<>();
+        props.add(new Property("pqssh:category", r.category()));
+        props.add(new Property("pqssh:evidence", r.evidence().jsonName()));
+        if (r.software() != null) {
+            props.add(new Property("pqssh:software", r.software()));
+        }
+        if (cl != null) {
+            props.add(new Property("pqssh:strict-kex", Boolean.toString(cl.strictKex())));
+            for (String weak : cl.weak()) {
+                props.add(new Property("pqssh:weak", weak));
+            }
+        }
+        if (r.policyFailures() != null) {
+            for (String f : r.policyFailures()) {
+                props.add(new Property("pqssh:policy-failure", f));
+            }
+        }
+        c.setProperties(props);
+        return c;
+    }
+
+    private static void suite(List<CipherSuite> suites, String what, String kex, List<String> offered) {
+        if (kex == null) {
+            return;
+        }
+        CipherSuite s = new CipherSuite();
+        s.setName(what + ": " + kex);
+        String ref = CbomWriter.algorithmRef("kex", kex);
+        if (offered.contains(ref)) {
+            s.setAlgorithms(List.of(ref));
+        }
+        s.setIdentifiers(List.of(kex));
+        suites.add(s);
+    }
+
+    /** A public key found somewhere: related crypto material with its fingerprint, size and location. */
+    private static Component key(String ref, String name, String algorithmRef, String fingerprint, int bits,
+            String location, Integer line) {
+        Component c = new Component();
+        c.setType(Component.Type.CRYPTOGRAPHIC_ASSET);
+        c.setBomRef(ref);
+        c.setName(name);
+        RelatedCryptoMaterialProperties m = new RelatedCryptoMaterialProperties();
+        m.setType(RelatedCryptoMaterialType.PUBLIC_KEY);
+        m.setId(fingerprint);
+        m.setAlgorithmRef(algorithmRef);
+        if (bits > 0) {
+            m.setSize(bits);
+        }
+        m.setFormat("ssh-public-key");
+        CryptoProperties cp = new CryptoProperties();
+        cp.setAssetType(AssetType.RELATED_CRYPTO_MATERIAL);
+        cp.setRelatedCryptoMaterialProperties(m);
+        c.setCryptoProperties(cp);
+        String hex = sha256Hex(fingerprint);
+        if (hex != null) {
+            c.setHashes(List.of(new Hash(Hash.Algorithm.SHA_256, hex)));
+        }
+        c.setEvidence(evidence(location, line));
+        return c;
+    }
+
+    /** The SHA-256 of the key blob from an OpenSSH fingerprint {@code SHA256:<unpadded base64>}, as hex. */
+    static String sha256Hex(String fingerprint) {
+        if (fingerprint == null || !fingerprint.startsWith("SHA256:")) {
+            return null;
+        }
+        try {
+            byte[] d = Base64.getDecoder().decode(fingerprint.substring(7));
+            return d.length == 32 ? HexFormat.of().formatHex(d) : null;
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    private static Evidence evidence(String location, Integer line) {
+        Occurrence o = new Occurrence();
+        o.setLocation(location);
+        if (line != null && line > 0) {
+            o.setLine(line);
+        }
+        Evidence e = new Evidence();
+        e.setOccurrences(List.of(o));
+        return e;
+    }
+
+    /**
+     * The audit CBOM: each key found (authorized, CA, known host, key file) as related crypto material with its
+     * algorithm, and one {@code file} component per file that depends on the keys in it.
+     */
+    public static void audit(List<Finding> findings, OutputStream out) throws IOException {
+        try (CbomWriter w = CbomWriter.open(out, "audit")) {
+            Map<String, List<Finding>> byFile = new LinkedHashMap<>();
+            for (Finding f : findings) {
+                if (f.keyType() != null && f.fingerprint() != null) {
+                    byFile.computeIfAbsent(f.file(), x -> new ArrayList<>()).add(f);
+                }
+            }
+            long keys = 0;
+            for (Map.Entry<String, List<Finding>> e : byFile.entrySet()) {
+                List<Component> batch = new ArrayList<>();
+                Component file = new Component();
+                file.setType(Component.Type.FILE);
+                file.setBomRef("file/" + e.getKey());
+                file.setName(e.getKey());
+                Dependency d = new Dependency(file.getBomRef());
+                for (Finding f : e.getValue()) {
+                    String alg = w.algorithm("key", f.keyType(), batch);
+                    Component k = key("key/" + f.file() + ":" + f.line() + "/" + f.fingerprint(), f.keyType()
+                            + " key in " + f.file() + (f.line() > 0 ? ":" + f.line() : ""), alg, f.fingerprint(),
+                            f.bits() == null ? 0 : f.bits(), f.file(), f.line());
+                    if (f.expiry() != null) {
+                        k.getCryptoProperties().getRelatedCryptoMaterialProperties().setExpirationDate(f.expiry());
+                    }
+                    List<Property> props = new ArrayList<>();
+                    props.add(new Property("pqssh:role", role(f)));
+                    props.add(new Property("pqssh:rule", f.rule()));
+                    props.add(new Property("pqssh:family", f.family()));
+                    if (f.curve() != null) {
+                        props.add(new Property("pqssh:curve", f.curve()));
+                    }
+                    if (f.host() != null) {
+                        props.add(new Property("pqssh:host", f.host()));
+                    }
+                    if (f.owner() != null) {
+                        props.add(new Property("pqssh:owner", f.owner()));
+                    }
+                    k.setProperties(props);
+                    batch.add(k);
+                    d.addDependency(new Dependency(k.getBomRef()));
+                    keys++;
+                }
+                batch.add(file);
+                w.write(batch, List.of(d));
+            }
+            w.finish(List.of(new Property("pqssh:keys", Long.toString(keys)),
+                    new Property("pqssh:files", Integer.toString(byFile.size()))));
+        }
+    }
+
+    /** What a key is for, from where it was found. */
+    static String role(Finding f) {
+        String name = f.file().substring(f.file().lastIndexOf('/') + 1);
+        String msg = f.message() == null ? "" : f.message();
+        if (msg.contains("cert-authority")) {
+            return "certificate-authority";
+        }
+        if (name.startsWith("authorized_keys") || name.startsWith("authorized_kem_keys")
+                || f.file().contains("/authorized_keys/")) {
+            return "authorized-key";
+        }
+        if (name.startsWith("known_hosts") || name.startsWith("ssh_known_hosts")) {
+            return "known-host-key";
+        }
+        return "key-file";
+    }
+}
