@@ -10,7 +10,10 @@ import org.apache.sshd.server.session.ServerSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.pqssh.mina.server.login.Account;
+import io.pqssh.mina.server.login.AdmittingUserAuthFactory;
 import io.pqssh.mina.server.login.KeyRestrictions;
+import io.pqssh.mina.server.login.ProcessIdentity;
 
 /**
  * The server's forwarding decisions: the {@link ForwardingPolicy} keywords first, then the options of the
@@ -61,7 +64,40 @@ public final class PolicyForwardingFilter implements ForwardingFilter {
         if (!keyListen.isEmpty() && !matches(keyListen, false, host, port)) {
             return refuse(session, "remote forwarding of " + host + ":" + port + " not in the key's permitlisten=");
         }
+        if (!bindPermitted(port, listenerUid(session), ProcessIdentity.current().uid())) {
+            return refuse(session, "remote forwarding of " + host + ":" + port + ": a port below "
+                    + IPPORT_RESERVED + " needs uid 0 (sshd's bind_permitted)");
+        }
         return true;
+    }
+
+    /** Ports below it are privileged ({@code IPPORT_RESERVED} of netinet/in.h). */
+    static final int IPPORT_RESERVED = 1024;
+
+    /**
+     * sshd's {@code bind_permitted}: a privileged port only for uid 0. sshd binds in the user's own process, where
+     * the kernel says the same; pqssh binds in the server's, so a root server must ask for the logged-in account.
+     * Without a known account (an embedding without login policy) a root JVM refuses, failing closed; a non-root
+     * JVM leaves it to the kernel, which binds as that JVM's user anyway. Port 0 is the kernel's choice.
+     */
+    static boolean bindPermitted(int port, java.util.OptionalLong accountUid, long processUid) {
+        if (port == 0 || port >= IPPORT_RESERVED) {
+            return true;
+        }
+        if (accountUid.isPresent()) {
+            return accountUid.getAsLong() == 0;
+        }
+        return processUid != 0;
+    }
+
+    private static java.util.OptionalLong listenerUid(Session session) {
+        if (session instanceof ServerSession s) {
+            java.util.Optional<Account> a = AdmittingUserAuthFactory.account(s);
+            if (a.isPresent()) {
+                return java.util.OptionalLong.of(a.get().uid());
+            }
+        }
+        return java.util.OptionalLong.empty();
     }
 
     /** A {@code direct-tcpip} channel (the client's -L and -D). */
