@@ -134,6 +134,7 @@ public final class PqsshServer implements AutoCloseable {
                 io.pqssh.mina.server.session.SessionPrelude.NONE;
         private List<String> acceptEnv = List.of();
         private io.pqssh.mina.server.session.LoginRecords.Settings loginRecords;
+        private int maxSessions = io.pqssh.mina.server.session.SessionLimit.DEFAULT;
 
         public Builder host(String host) {
             this.host = host;
@@ -308,6 +309,18 @@ public final class PqsshServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * sshd's {@code MaxSessions}: open {@code session} channels per connection (default 10, as sshd; 0 allows
+         * only forwarding). One more fails to open with sshd's "open failed".
+         */
+        public Builder maxSessions(int max) {
+            if (max < 0) {
+                throw new IllegalArgumentException("MaxSessions must not be negative: " + max);
+            }
+            this.maxSessions = max;
+            return this;
+        }
+
         /** SFTP (default off): as the JVM's user, or under {@link #logins} as the login's account. */
         public Builder sftp(boolean enabled) {
             this.sftp = enabled;
@@ -428,7 +441,7 @@ public final class PqsshServer implements AutoCloseable {
             // session channels obey the accepted keys' no-pty/restrict/command= (KeyRestrictions) and AcceptEnv
             List<org.apache.sshd.common.channel.ChannelFactory> channels = new ArrayList<>();
             org.apache.sshd.common.channel.ChannelFactory session =
-                    io.pqssh.mina.server.session.PqsshChannelSession.factory(acceptEnv);
+                    io.pqssh.mina.server.session.SessionLimit.factory(acceptEnv, maxSessions);
             for (org.apache.sshd.common.channel.ChannelFactory f : sshd.getChannelFactories()) {
                 // direct-tcpip: half-close both ways, as sshd (HalfClosingTcpipChannel)
                 channels.add("session".equals(f.getName()) ? session

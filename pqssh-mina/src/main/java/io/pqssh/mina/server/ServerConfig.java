@@ -35,6 +35,8 @@ public final class ServerConfig {
     public List<String> kexAlgorithms = PqKex.DEFAULT_ORDER;
     public boolean requirePostQuantumKex;
     public int maxAuthTries = 6;
+    /** {@code MaxSessions}: open session channels per connection (sshd's default 10). */
+    public int maxSessions = io.pqssh.mina.server.session.SessionLimit.DEFAULT;
     public Duration loginGraceTime = Duration.ofSeconds(120);
     public int maxPendingKemChallenges = 1024;
     public int maxPendingKemChallengesPerSource = 32;
@@ -124,6 +126,7 @@ public final class ServerConfig {
                 case "requirepostquantumkex" -> requirePostQuantumKex = yesNo(value);
                 case "strictmodes" -> strictModes = yesNo(value);
                 case "maxauthtries" -> maxAuthTries = positive(value);
+                case "maxsessions" -> maxSessions = nonNegative(value);
                 case "logingracetime" -> loginGraceTime = duration(value);
                 case "maxpendingkemchallenges" -> {
                     String[] p = value.split(":", -1);
@@ -195,6 +198,14 @@ public final class ServerConfig {
             throw new IllegalArgumentException("port out of range: " + v);
         }
         return p;
+    }
+
+    private static int nonNegative(String v) {
+        int n = Integer.parseInt(v.strip());
+        if (n < 0) {
+            throw new IllegalArgumentException("must not be negative: " + v);
+        }
+        return n;
     }
 
     private static int positive(String v) {
