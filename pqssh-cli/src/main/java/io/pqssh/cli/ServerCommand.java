@@ -36,7 +36,7 @@ import picocli.CommandLine.Option;
                 "Keywords (file or -o): Port, ListenAddress, HostKey, PidFile, AuthorizedKeysFile,",
                 "AuthorizedKEMKeysFile, KEMAuthentication, KEMAuthAlgorithms, AuthenticationMethods,",
                 "PubkeyAuthentication, PasswordAuthentication, PasswordFile, KexAlgorithms, RequirePostQuantumKex,",
-                "MaxAuthTries, LoginGraceTime, MaxPendingKEMChallenges, Subsystem sftp, AllowTcpForwarding, PermitOpen,",
+                "MaxAuthTries, MaxSessions, LoginGraceTime, MaxPendingKEMChallenges, Subsystem sftp, AllowTcpForwarding, PermitOpen,",
                 "PermitListen, GatewayPorts, AllowAgentForwarding, DisableForwarding, AllowStreamLocalForwarding,",
                 "StreamLocalBindMask, StreamLocalBindUnlink, AllowUsers, DenyUsers, AllowGroups, DenyGroups,",
                 "PrintMotd, MotdFile, PermitUserRC, PrintLastLog.",
@@ -79,6 +79,8 @@ public final class ServerCommand implements Callable<Integer> {
         if (daemon) {
             Detach.newSession();
         }
+        // sshd's first steps: sessions never inherit an umask that lets group or others write (umask |= 022)
+        io.pqssh.cli.server.Libc.restrictUmask();
         // as sshd's strnvis on every log message: one log record stays one line, whatever it quotes from a peer
         io.pqssh.mina.server.log.OneLinePrintStream.installOnStderr();
         // the daemon's log destination is opened now, so a -E file that cannot be written is reported on the terminal
@@ -107,15 +109,26 @@ public final class ServerCommand implements Callable<Integer> {
         });
         control.scheduleWithFixedDelay(this::closeDrained, 2, 2, TimeUnit.SECONDS);
         HangupSignal.install(() -> control.execute(this::reload));
-        // the JVM exits once shutdown hooks end, so the cleanup happens in the hook, not after stop.await()
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            control.shutdownNow();
-            closeAll();
-            if (pid != null) {
-                pid.close();
+        java.util.concurrent.atomic.AtomicBoolean stopped = new java.util.concurrent.atomic.AtomicBoolean();
+        Runnable shutdown = () -> {
+            if (stopped.compareAndSet(false, true)) {
+                control.shutdownNow();
+                closeAll();
+                if (pid != null) {
+                    pid.close();
+                }
             }
             stop.countDown();
-        }, "pqssh-server-shutdown"));
+        };
+        // any other way out of the JVM (System.exit elsewhere, a signal without a handler) still cleans up here
+        Runtime.getRuntime().addShutdownHook(new Thread(shutdown, "pqssh-server-shutdown"));
+        // sshd: SIGTERM ends the listener with exit 0, SIGINT with 255, after "Received signal N; terminating."
+        // The JVM ends here as it would have without the handler, only with sshd's status.
+        TerminateSignal.install(signal -> {
+            System.err.println("pqssh server: Received signal " + signal + "; terminating.");
+            shutdown.run();
+            System.exit(signal == TerminateSignal.SIGTERM ? 0 : 255);
+        });
         if (daemon) {
             if (log == null) {
                 Path socket = Detach.syslogSocket();
@@ -154,6 +167,7 @@ public final class ServerCommand implements Callable<Integer> {
         PqsshServer.Builder b = PqsshServer.builder().host(c.listenAddress).port(c.port)
                 .hostKeys(hostKeys(c.hostKeys)).kex(c.kexAlgorithms).requirePostQuantumKex(c.requirePostQuantumKex)
                 .authenticationMethods(c.authenticationMethods).maxAuthTries(c.maxAuthTries)
+                .maxSessions(c.maxSessions)
                 .loginGraceTime(c.loginGraceTime).sftp(c.sftp).preAuthLimits(c.preAuth)
                 // as sshd: root runs each session as the login's account; anyone else can only log in as itself
                 .logins(io.pqssh.mina.server.login.LoginPolicy.forThisProcess().withAccessLists(c.access))
@@ -304,6 +318,29 @@ public final class ServerCommand implements Callable<Integer> {
                 sun.misc.Signal.handle(new sun.misc.Signal("HUP"), s -> action.run());
             } catch (IllegalArgumentException | LinkageError e) {
                 System.err.println("pqssh server: SIGHUP reload unavailable: " + e);
+            }
+        }
+    }
+
+    /**
+     * SIGTERM and SIGINT as sshd handles them: an orderly stop (listeners and sessions closed, PidFile removed) and
+     * sshd's exit status, instead of the JVM's default 128+signal. Same mechanism as {@link HangupSignal}.
+     */
+    static final class TerminateSignal {
+        static final int SIGINT = 2;
+        static final int SIGTERM = 15;
+
+        private TerminateSignal() {
+        }
+
+        static void install(java.util.function.IntConsumer action) {
+            for (String name : List.of("TERM", "INT")) {
+                try {
+                    sun.misc.Signal.handle(new sun.misc.Signal(name), s -> action.accept(s.getNumber()));
+                } catch (IllegalArgumentException | LinkageError e) {
+                    System.err.println("pqssh server: SIG" + name + " handling unavailable (the JVM's exit status"
+                            + " applies): " + e);
+                }
             }
         }
     }

@@ -50,6 +50,23 @@ public final class Libc {
         return sid;
     }
 
+    /**
+     * sshd's start-up step: the process umask keeps its bits and gains at least group and world write (022), so
+     * an admin who starts the server under umask 000 does not hand sessions world-writable files. Returns the
+     * new umask.
+     */
+    public static int restrictUmask() throws IOException {
+        try {
+            MethodHandle umask = fn("umask", FunctionDescriptor.of(INT, INT));
+            int old = (int) umask.invokeExact(0077);
+            int next = old | 0022;
+            int ignored = (int) umask.invokeExact(next);
+            return next;
+        } catch (Throwable t) {
+            throw new IOException("umask: " + t, t);
+        }
+    }
+
     /** Points file descriptors 0, 1 and 2 at /dev/null (daemon(3)'s last step). */
     public static void stdioToDevNull() throws IOException {
         try (Arena a = Arena.ofConfined()) {
