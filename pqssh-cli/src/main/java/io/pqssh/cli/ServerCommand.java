@@ -99,23 +99,24 @@ public final class ServerCommand implements Callable<Integer> {
         System.err.println(logins.switchesUsers()
                 ? "pqssh server: running as root: each session runs as the account that logged in"
                 : "pqssh server: not running as root: only user " + logins.onlyUser().orElseThrow() + " can log in");
-        writePortFile();
-        PidFile pid = currentConfig.pidFile != null ? PidFile.write(currentConfig.pidFile) : null;
         CountDownLatch stop = new CountDownLatch(1);
         ScheduledExecutorService control = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "pqssh-server-control");
             t.setDaemon(true);
             return t;
         });
-        control.scheduleWithFixedDelay(this::closeDrained, 2, 2, TimeUnit.SECONDS);
-        HangupSignal.install(() -> control.execute(this::reload));
+        java.util.concurrent.atomic.AtomicReference<PidFile> pid = new java.util.concurrent.atomic.AtomicReference<>();
         java.util.concurrent.atomic.AtomicBoolean stopped = new java.util.concurrent.atomic.AtomicBoolean();
         Runnable shutdown = () -> {
             if (stopped.compareAndSet(false, true)) {
                 control.shutdownNow();
                 closeAll();
-                if (pid != null) {
-                    pid.close();
+                PidFile p;
+                synchronized (pid) { // a PidFile written after this point would outlive the server
+                    p = pid.get();
+                }
+                if (p != null) {
+                    p.close();
                 }
             }
             stop.countDown();
@@ -123,12 +124,23 @@ public final class ServerCommand implements Callable<Integer> {
         // any other way out of the JVM (System.exit elsewhere, a signal without a handler) still cleans up here
         Runtime.getRuntime().addShutdownHook(new Thread(shutdown, "pqssh-server-shutdown"));
         // sshd: SIGTERM ends the listener with exit 0, SIGINT with 255, after "Received signal N; terminating."
-        // The JVM ends here as it would have without the handler, only with sshd's status.
+        // The JVM ends here as it would have without the handler, only with sshd's status. Installed before the
+        // port and PidFile say the server is up, so whoever reads them and signals gets sshd's behaviour.
         TerminateSignal.install(signal -> {
             System.err.println("pqssh server: Received signal " + signal + "; terminating.");
             shutdown.run();
             System.exit(signal == TerminateSignal.SIGTERM ? 0 : 255);
         });
+        HangupSignal.install(() -> control.execute(this::reload));
+        control.scheduleWithFixedDelay(this::closeDrained, 2, 2, TimeUnit.SECONDS);
+        writePortFile();
+        if (currentConfig.pidFile != null) {
+            synchronized (pid) {
+                if (!stopped.get()) {
+                    pid.set(PidFile.write(currentConfig.pidFile));
+                }
+            }
+        }
         if (daemon) {
             if (log == null) {
                 Path socket = Detach.syslogSocket();
