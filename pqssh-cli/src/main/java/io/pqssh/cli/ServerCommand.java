@@ -123,13 +123,13 @@ public final class ServerCommand implements Callable<Integer> {
         };
         // any other way out of the JVM (System.exit elsewhere, a signal without a handler) still cleans up here
         Runtime.getRuntime().addShutdownHook(new Thread(shutdown, "pqssh-server-shutdown"));
-        // sshd: SIGTERM ends the listener with exit 0, SIGINT with 255, after "Received signal N; terminating."
+        // sshd: SIGTERM ends the listener with exit 0 after "Received signal 15; terminating."
         // The JVM ends here as it would have without the handler, only with sshd's status. Installed before the
         // port and PidFile say the server is up, so whoever reads them and signals gets sshd's behaviour.
         TerminateSignal.install(signal -> {
             System.err.println("pqssh server: Received signal " + signal + "; terminating.");
             shutdown.run();
-            System.exit(signal == TerminateSignal.SIGTERM ? 0 : 255);
+            System.exit(0);
         });
         HangupSignal.install(() -> control.execute(this::reload));
         control.scheduleWithFixedDelay(this::closeDrained, 2, 2, TimeUnit.SECONDS);
@@ -335,24 +335,23 @@ public final class ServerCommand implements Callable<Integer> {
     }
 
     /**
-     * SIGTERM and SIGINT as sshd handles them: an orderly stop (listeners and sessions closed, PidFile removed) and
-     * sshd's exit status, instead of the JVM's default 128+signal. Same mechanism as {@link HangupSignal}.
+     * SIGTERM as sshd handles it: an orderly stop (listeners and sessions closed, PidFile removed) and exit status 0,
+     * instead of the JVM's 143. SIGINT keeps the JVM's handling (shutdown hooks, then 130): sshd does not catch it
+     * either. SIGQUIT, which sshd treats like SIGTERM with status 255, is the JVM's thread dump and cannot be taken.
+     * Same mechanism as {@link HangupSignal}.
      */
     static final class TerminateSignal {
-        static final int SIGINT = 2;
         static final int SIGTERM = 15;
 
         private TerminateSignal() {
         }
 
         static void install(java.util.function.IntConsumer action) {
-            for (String name : List.of("TERM", "INT")) {
-                try {
-                    sun.misc.Signal.handle(new sun.misc.Signal(name), s -> action.accept(s.getNumber()));
-                } catch (IllegalArgumentException | LinkageError e) {
-                    System.err.println("pqssh server: SIG" + name + " handling unavailable (the JVM's exit status"
-                            + " applies): " + e);
-                }
+            try {
+                sun.misc.Signal.handle(new sun.misc.Signal("TERM"), s -> action.accept(s.getNumber()));
+            } catch (IllegalArgumentException | LinkageError e) {
+                System.err.println("pqssh server: SIGTERM handling unavailable (the JVM's exit status 143"
+                        + " applies): " + e);
             }
         }
     }
