@@ -327,6 +327,10 @@ public final class SshCommand implements Callable<Integer> {
         return ClientConfig.resolve(req, log::debug1);
     }
 
+    private static String knownHostsLine(List<Path> files) {
+        return files.isEmpty() ? "none" : String.join(" ", files.stream().map(Path::toString).toList());
+    }
+
     private void printConfig(ClientConfig c) throws ConfigException {
         out.println("host " + c.originalHost());
         out.println("hostname " + c.hostName());
@@ -335,7 +339,8 @@ public final class SshCommand implements Callable<Integer> {
         for (Path p : c.identityFiles()) {
             out.println("identityfile " + p);
         }
-        out.println("userknownhostsfile " + c.userKnownHostsFile());
+        out.println("globalknownhostsfile " + knownHostsLine(c.globalKnownHostsFiles()));
+        out.println("userknownhostsfile " + knownHostsLine(c.userKnownHostsFiles()));
         out.println("stricthostkeychecking " + c.strictHostKeyChecking().name().toLowerCase(Locale.ROOT)
                 .replace('_', '-'));
         out.println("connecttimeout " + (c.connectTimeoutSeconds() == 0 ? "none" : c.connectTimeoutSeconds()));
@@ -407,7 +412,8 @@ public final class SshCommand implements Callable<Integer> {
         PqsshClient.Builder b = PqsshClient.builder()
                 .earlyConnection(lastHop == null ? early : null)
                 .preparedKemShare(share)
-                .serverKeyVerifier(HostKeyCheck.verifier(config.strictHostKeyChecking(), config.userKnownHostsFile(),
+                .serverKeyVerifier(HostKeyCheck.verifier(config.strictHostKeyChecking(), config.userKnownHostsFiles(),
+                        config.globalKnownHostsFiles(),
                         config.flag("HashKnownHosts", false),
                         host, p, config.batchMode(), log, prompter))
                 .hostKeyOrderFrom(config.userKnownHostsFile())
@@ -727,6 +733,9 @@ public final class SshCommand implements Callable<Integer> {
             return 255;
         }
         String why = Failures.oneLine(e);
+        if (why.contains("Server key did not validate")) {
+            return 255; // HostKeyCheck said why, ending with ssh's "Host key verification failed."
+        }
         if (why.contains("No more authentication methods")) {
             why = "Permission denied (no accepted authentication method)";
         }

@@ -196,14 +196,49 @@ public final class ClientConfig {
         };
     }
 
-    /** The first UserKnownHostsFile (the one new keys are written to), default ~/.ssh/known_hosts. */
+    /** The first UserKnownHostsFile (the one new keys are written to), default ~/.ssh/known_hosts; none: /dev/null. */
     public Path userKnownHostsFile() throws ConfigException {
+        List<Path> files = userKnownHostsFiles();
+        return files.isEmpty() ? Path.of("/dev/null") : files.get(0);
+    }
+
+    /**
+     * UserKnownHostsFile as ssh reads it: every file of the list, tokens and ~ expanded; default
+     * ~/.ssh/known_hosts and ~/.ssh/known_hosts2; {@code none} (alone) for no file.
+     */
+    public List<Path> userKnownHostsFiles() throws ConfigException {
         Optional<OptionValue> v = value("UserKnownHostsFile");
         if (v.isEmpty()) {
-            return request.home().resolve(".ssh").resolve("known_hosts");
+            Path ssh = request.home().resolve(".ssh");
+            return List.of(ssh.resolve("known_hosts"), ssh.resolve("known_hosts2"));
         }
-        String f = v.get().first();
-        return f.equalsIgnoreCase("none") ? Path.of("/dev/null") : path(f);
+        List<Path> out = new ArrayList<>();
+        for (String f : knownHostsList("UserKnownHostsFile", v.get().args())) {
+            out.add(path(f));
+        }
+        return out;
+    }
+
+    /**
+     * GlobalKnownHostsFile as ssh reads it: default /etc/ssh/ssh_known_hosts and /etc/ssh/ssh_known_hosts2,
+     * {@code none} (alone) for no file; the names are taken as written (ssh expands no tokens or ~ in them).
+     */
+    public List<Path> globalKnownHostsFiles() throws ConfigException {
+        Optional<OptionValue> v = value("GlobalKnownHostsFile");
+        if (v.isEmpty()) {
+            return List.of(Path.of("/etc/ssh/ssh_known_hosts"), Path.of("/etc/ssh/ssh_known_hosts2"));
+        }
+        return knownHostsList("GlobalKnownHostsFile", v.get().args()).stream().map(Path::of).toList();
+    }
+
+    private static List<String> knownHostsList(String keyword, List<String> args) throws ConfigException {
+        if (args.get(0).equalsIgnoreCase("none")) {
+            if (args.size() > 1) {
+                throw new ConfigException("Invalid " + keyword + "s: \"none\" appears with other entries");
+            }
+            return List.of();
+        }
+        return args;
     }
 
     /** -L/-R/-D flags first, then the config's LocalForward/RemoteForward/DynamicForward. */

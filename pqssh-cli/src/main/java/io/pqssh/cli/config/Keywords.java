@@ -51,6 +51,7 @@ public final class Keywords {
         supported("StrictHostKeyChecking", false, Validators.choice("yes", "no", "ask", "accept-new", "off", "true",
                 "false"));
         supported("UserKnownHostsFile", false, Validators.atLeast(1));
+        supported("GlobalKnownHostsFile", false, Validators.atLeast(1));
         supported("HostKeyAlgorithms", false, Validators.exactly(1));
         supported("HashKnownHosts", false, Validators.flag());
         supported("FingerprintHash", false, Validators.choice("sha256", "md5"));
@@ -128,7 +129,6 @@ public final class Keywords {
         unsupported("ForwardX11", "no");
         unsupported("ForwardX11Timeout", null);
         unsupported("ForwardX11Trusted", "no");
-        unsupported("GlobalKnownHostsFile", null);
         unsupported("HostbasedAcceptedAlgorithms", null);
         alias("HostbasedKeyTypes", "HostbasedAcceptedAlgorithms");
         unsupported("HostbasedAuthentication", "no");
