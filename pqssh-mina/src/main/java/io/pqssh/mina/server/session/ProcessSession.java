@@ -20,22 +20,24 @@ import io.pqssh.mina.server.login.Account;
 
 /**
  * A session without a terminal, as sshd's {@code do_exec_no_pty}: the command of an exec or subsystem request, or
- * the login shell, run as the login's account ({@link SessionLaunch}) on three pipes. One thread per stream copies
- * with blocking reads (no polling, so no added latency and full speed for sftp-server and {@code tar | ssh}); the
- * client's EOF closes the process's stdin; the exit status goes out after stdout and stderr have reached EOF, so
- * nothing the process wrote is lost (as in sshd, a background job that keeps them open keeps the channel open).
- * {@code signal} requests go to the process with {@code kill(2)}.
+ * the login shell, run as the login's account ({@link SessionLaunch}, {@link SessionProcess}: its own session and
+ * process group, no controlling terminal) on three pipes. One thread per stream copies with blocking reads (no
+ * polling, so no added latency and full speed for sftp-server and {@code tar | ssh}); the client's EOF closes the
+ * process's stdin; the exit status goes out after stdout and stderr have reached EOF, so nothing the process wrote
+ * is lost (as in sshd, a background job that keeps them open keeps the channel open). {@code signal} requests go to
+ * the process with {@code kill(2)}; a process killed by a signal is reported with {@code exit-signal}.
  */
 final class ProcessSession implements Command {
     private static final Logger LOG = LoggerFactory.getLogger(ProcessSession.class);
     private static final int BUFFER = 64 * 1024;
+    private static final int SIGTERM = 15;
 
     private final String command;
     private InputStream in;
     private OutputStream out;
     private OutputStream err;
     private ExitCallback exit;
-    private volatile Process process;
+    private volatile SessionProcess process;
     private ChannelSession channel;
 
     private final boolean subsystem;
@@ -77,66 +79,79 @@ final class ProcessSession implements Command {
         Account account = target.account();
         SessionLaunch launch = target.launch(channel, env, command, Map.of(), subsystem);
         this.channel = channel;
-        java.util.Optional<WaitStatus> wait = WaitStatus.create();
-        ProcessBuilder pb = new ProcessBuilder(wait.map(w -> w.wrap(launch.argv())).orElse(launch.argv()))
-                .directory(launch.directory().toFile());
-        pb.environment().clear();
-        pb.environment().putAll(launch.env());
-        Process p;
+        int[] stdin = SessionNative.pipe();
+        int[] stdout = SessionNative.pipe();
+        int[] stderr = SessionNative.pipe();
+        SessionProcess p;
         try {
-            p = pb.start();
-        } catch (IOException e) {
-            wait.ifPresent(WaitStatus::discard);
+            p = SessionProcess.start(launch, new int[] {stdin[0], stdout[1], stderr[1]}, null);
+        } catch (IOException | RuntimeException e) {
+            SessionNative.close(stdin[1]);
+            SessionNative.close(stdout[0]);
+            SessionNative.close(stderr[0]);
             throw e;
+        } finally {
+            SessionNative.close(stdin[0]);
+            SessionNative.close(stdout[1]);
+            SessionNative.close(stderr[1]);
         }
         process = p;
         env.addSignalListener((ch, signal) -> forward(signal));
-        long pid = p.pid();
-        Thread stdout = daemon("session-out-" + pid, () -> copy(p.getInputStream(), out, BUFFER, false));
-        Thread stderr = daemon("session-err-" + pid, () -> copy(p.getErrorStream(), err, BUFFER, false));
-        daemon("session-in-" + pid, () -> copy(in, p.getOutputStream(), BUFFER, true));
-        daemon("session-wait-" + pid, () -> awaitExit(p, stdout, stderr, wait));
+        int pid = p.pid();
+        SessionFd toProcess = new SessionFd(stdin[1]);
+        SessionFd fromOut = new SessionFd(stdout[0]);
+        SessionFd fromErr = new SessionFd(stderr[0]);
+        Thread outThread = daemon("session-out-" + pid, () -> drain(fromOut, out));
+        Thread errThread = daemon("session-err-" + pid, () -> drain(fromErr, err));
+        daemon("session-in-" + pid, () -> copy(in, toProcess.output(BUFFER), BUFFER, true));
+        daemon("session-wait-" + pid, () -> awaitExit(p, outThread, errThread));
         LOG.debug("session for {} (uid {}): pid {}", account.name(), account.uid(), pid);
     }
 
-    private void forward(Signal signal) {
-        Process p = process;
-        if (p == null || !p.isAlive() || signal == Signal.WINCH) {
-            return;
-        }
-        // the user's shell (setpriv and bash -c exec in place) or the command it exec'd: the wait-status wrapper's
-        // child; the wrapper itself until it has forked (it passes the signal on)
-        long target = p.toHandle().children().findFirst().map(ProcessHandle::pid).orElse(p.pid());
-        if (!Termios.kill(target, signal.getNumeric())) {
-            LOG.debug("signal {} to pid {}: no such process", signal, target);
+    private static void drain(SessionFd from, OutputStream to) {
+        try {
+            copy(from.input(BUFFER), to, BUFFER, false);
+        } finally {
+            from.close();
         }
     }
 
-    private void awaitExit(Process p, Thread stdout, Thread stderr, java.util.Optional<WaitStatus> wait) {
-        int status;
+    private void forward(Signal signal) {
+        SessionProcess p = process;
+        if (p == null || signal == Signal.WINCH) {
+            return;
+        }
+        if (!p.signal(signal.getNumeric(), false)) {
+            LOG.debug("signal {} to pid {}: no such process", signal, p.pid());
+        }
+    }
+
+    private void awaitExit(SessionProcess p, Thread stdout, Thread stderr) {
+        SessionProcess.ExitStatus status;
         try {
             status = p.waitFor();
             stdout.join();
             stderr.join();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            wait.ifPresent(WaitStatus::discard);
+            return;
+        } catch (IOException e) {
+            LOG.warn("session pid {}: {}", p.pid(), e.getMessage());
+            exit.onExit(255);
             return;
         }
         // as sshd: a command killed by a signal gets exit-signal, not exit-status
-        wait.flatMap(WaitStatus::read).ifPresent(d -> {
-            if (channel instanceof PqsshChannelSession c) {
-                c.exitBySignal(d.name(), d.coreDumped());
-            }
-        });
-        exit.onExit(status);
+        if (status.signalled() && channel instanceof PqsshChannelSession c) {
+            c.exitBySignal(status.signalName(), status.coreDumped());
+        }
+        exit.onExit(status.code());
     }
 
     @Override
     public void destroy(ChannelSession channel) {
-        Process p = process;
-        if (p != null && p.isAlive()) {
-            p.destroy();
+        SessionProcess p = process;
+        if (p != null) {
+            p.signal(SIGTERM, false);
         }
     }
 }

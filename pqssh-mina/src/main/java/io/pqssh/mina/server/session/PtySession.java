@@ -6,12 +6,6 @@ import static io.pqssh.mina.server.session.SessionStreams.daemon;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -23,34 +17,36 @@ import org.apache.sshd.server.command.Command;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import com.pty4j.WinSize;
-import com.pty4j.unix.Pty;
-import com.pty4j.unix.UnixPtyProcess;
-
 import io.pqssh.mina.server.login.Account;
 
 /**
- * A session in a real pseudo-terminal, as sshd's {@code do_exec_pty}: pty4j opens the pty and starts the process as
- * a session leader with the slave as its controlling terminal; before that the slave is given to the user (owner
- * uid, group {@code tty}, mode 0620, as sshd's {@code pty_setowner}) and gets the request's modes and window size.
- * The command ({@code shell -c command}) or the login shell runs in it as the user ({@link SessionLaunch}), with
- * {@code TERM} from the request and {@code SSH_TTY}. Output and input are copied by two threads (a pty has one
- * stream: stderr goes the same way); {@code window-change} resizes the pty (the kernel sends SIGWINCH),
- * {@code signal} requests go to the process; the exit status is the process's. The login is accounted in utmp,
+ * A session in a real pseudo-terminal, as sshd's {@code do_exec_pty}: a new pty ({@link SessionNative#openPty}) whose
+ * slave is given to the user (owner uid, group {@code tty}, mode 0620, as sshd's {@code pty_setowner}) and gets the
+ * request's modes and window size; the process ({@link SessionProcess}) starts as the leader of a new session and
+ * opens the slave, which becomes its controlling terminal. The command ({@code shell -c command}) or the login shell
+ * runs in it as the user ({@link SessionLaunch}), with {@code TERM} from the request and {@code SSH_TTY}. Output and
+ * input are copied by two threads reading and writing the master descriptor (a pty has one stream: stderr goes the
+ * same way); {@code window-change} resizes the pty (the kernel sends SIGWINCH), {@code signal} requests go to the
+ * process; the exit status is the process's, {@code exit-signal} when a signal killed it. The server keeps a
+ * descriptor of the slave until the process has ended, so the master never reads EOF before the process's last
+ * output is in; then everything still in the pty goes out before the exit status. The login is accounted in utmp,
  * wtmp and lastlog as sshd does for a pty session ({@link PtyLogin}, when the server keeps {@link LoginRecords}).
  */
 final class PtySession implements Command {
     private static final Logger LOG = LoggerFactory.getLogger(PtySession.class);
     private static final long DRAIN_MILLIS = 1000;
     private static final int BUFFER = 32 * 1024;
+    private static final int SIGHUP = 1;
+    private static final int SIGTERM = 15;
 
     private final String command;
     private InputStream in;
     private OutputStream out;
     private ExitCallback exit;
-    private volatile UnixPtyProcess process;
+    private volatile SessionProcess process;
     private volatile ChannelSession channel;
-    private Pty pty;
+    private SessionFd master;
+    private SessionFd slave;
     private volatile PtyLogin login;
 
     /** @param command the command line, or null for the login shell */
@@ -82,130 +78,134 @@ final class PtySession implements Command {
     public void start(ChannelSession channel, Environment env) throws IOException {
         SessionTarget target = SessionTarget.of(channel);
         Account account = target.account();
-        pty = new Pty();
-        String slave = pty.getSlaveName();
-        if (target.switchUid()) {
-            giveToUser(Path.of(slave), account);
-        }
-        Map<String, String> e = env.getEnv();
-        if (!Termios.applyModes(pty.getMasterFD(), env.getPtyModes())) {
-            LOG.debug("terminal modes of the pty-req not applied (not generic Linux, or none sent)");
-        }
-        int cols = number(e.get(Environment.ENV_COLUMNS), 80);
-        int rows = number(e.get(Environment.ENV_LINES), 24);
-        Termios.windowSize(pty.getMasterFD(), cols, rows);
-        String term = e.getOrDefault(Environment.ENV_TERM, "dumb");
-        SessionLaunch launch = target.launch(channel, env, command, Map.of("TERM", term, "SSH_TTY", slave));
-        login = PtyLogin.of(channel, account, slave);
-        Optional<String> lastLogin = login.lastLoginMessage(command == null);
-        // before the shell runs, so it finds itself in utmp (sshd's monitor records it at the pty request)
-        login.login();
-        List<String> envList = new ArrayList<>();
-        launch.env().forEach((k, v) -> envList.add(k + "=" + v));
-        Optional<WaitStatus> wait = WaitStatus.create();
-        List<String> argv = wait.map(w -> w.wrap(launch.argv(), true)).orElse(launch.argv());
-        UnixPtyProcess p;
+        SessionNative.Pty pty = SessionNative.openPty();
+        master = new SessionFd(pty.master());
+        String slaveName = pty.slave();
         try {
-            p = new UnixPtyProcess(argv.toArray(String[]::new), envList.toArray(String[]::new),
-                    launch.directory().toString(), pty, null, false);
+            slave = new SessionFd(SessionNative.openTerminal(slaveName));
+            giveToUser(slave, account, target.switchUid());
+            Map<String, String> e = env.getEnv();
+            if (!Termios.applyModes(master, env.getPtyModes())) {
+                LOG.debug("terminal modes of the pty-req not applied (not generic Linux, or none sent)");
+            }
+            Termios.windowSize(master, number(e.get(Environment.ENV_COLUMNS), 80),
+                    number(e.get(Environment.ENV_LINES), 24));
+            String term = e.getOrDefault(Environment.ENV_TERM, "dumb");
+            SessionLaunch launch = target.launch(channel, env, command, Map.of("TERM", term, "SSH_TTY", slaveName));
+            login = PtyLogin.of(channel, account, slaveName);
+            Optional<String> lastLogin = login.lastLoginMessage(command == null);
+            // before the shell runs, so it finds itself in utmp (sshd's monitor records it at the pty request)
+            login.login();
+            SessionProcess p;
+            try {
+                p = SessionProcess.start(launch, null, slaveName);
+            } catch (IOException | RuntimeException ex) {
+                login.logout();
+                throw ex;
+            }
+            process = p;
+            this.channel = channel;
+            env.addSignalListener((ch, signal) -> onSignal(signal, e));
+            // sshd's do_login: "Last login" before the shell's first output
+            lastLogin.ifPresent(line -> {
+                try {
+                    out.write(line.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                    out.flush();
+                } catch (IOException ex) {
+                    LOG.debug("Last login line not written: {}", ex.getMessage());
+                }
+            });
+            Thread output = daemon("pty-out-" + p.pid(), () -> copy(master.input(BUFFER), out, BUFFER, false));
+            daemon("pty-in-" + p.pid(), () -> copy(in, master.output(BUFFER), BUFFER, false));
+            daemon("pty-wait-" + p.pid(), () -> awaitExit(p, output));
+            LOG.debug("pty session {} for {} (uid {}): pid {}", slaveName, account.name(), account.uid(), p.pid());
         } catch (IOException | RuntimeException ex) {
-            wait.ifPresent(WaitStatus::discard);
-            login.logout();
+            closePty();
             throw ex;
         }
-        process = p;
-        this.channel = channel;
-        env.addSignalListener((ch, signal) -> onSignal(signal, e));
-        // sshd's do_login: "Last login" before the shell's first output
-        lastLogin.ifPresent(line -> {
+    }
+
+    /**
+     * sshd's pty_setowner: the user's, group tty, rw for the owner, w for the group (for write(1)); without a tty
+     * group, the user's group and 0600. A server that does not switch users may not be allowed to (then the
+     * kernel's devpts owner and mode stay).
+     */
+    private static void giveToUser(SessionFd slave, Account account, boolean switchUid) throws IOException {
+        int tty = SessionNative.groupId("tty");
+        IOException[] failed = new IOException[1];
+        slave.use(fd -> {
             try {
-                out.write(line.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-                out.flush();
-            } catch (IOException ex) {
-                LOG.debug("Last login line not written: {}", ex.getMessage());
+                SessionNative.chown(fd, account.uid(), tty >= 0 ? tty : account.gid(), tty >= 0 ? 0620 : 0600);
+            } catch (IOException e) {
+                failed[0] = e;
             }
+            return true;
         });
-        Thread output = daemon("pty-out-" + p.pid(), () -> copy(p.getInputStream(), out, BUFFER, false));
-        daemon("pty-in-" + p.pid(), () -> copy(in, p.getOutputStream(), BUFFER, false));
-        daemon("pty-wait-" + p.pid(), () -> awaitExit(p, output, wait));
-        LOG.debug("pty session {} for {} (uid {}): pid {}", slave, account.name(), account.uid(), p.pid());
-    }
-
-    /** sshd's pty_setowner: the user's, group tty, rw for the owner, w for the group (for write(1)). */
-    private static void giveToUser(Path tty, Account account) throws IOException {
-        Files.setAttribute(tty, "unix:uid", account.uid(), LinkOption.NOFOLLOW_LINKS);
-        Optional<Integer> ttyGroup = ttyGroup();
-        Files.setAttribute(tty, "unix:gid", ttyGroup.orElse(account.gid()), LinkOption.NOFOLLOW_LINKS);
-        Files.setPosixFilePermissions(tty, PosixFilePermissions.fromString(ttyGroup.isPresent() ? "rw--w----"
-                : "rw-------"));
-    }
-
-    private static Optional<Integer> ttyGroup() {
-        try {
-            Object gid = Files.getAttribute(Path.of("/dev/tty"), "unix:gid");
-            return gid instanceof Integer g && g != 0 ? Optional.of(g) : Optional.empty();
-        } catch (IOException | UnsupportedOperationException e) {
-            return Optional.empty();
+        if (failed[0] != null) {
+            if (switchUid) {
+                throw failed[0];
+            }
+            LOG.debug("pty slave not given to {}: {}", account.name(), failed[0].getMessage());
         }
     }
 
     private void onSignal(Signal signal, Map<String, String> env) {
-        UnixPtyProcess p = process;
-        if (p == null || !p.isAlive()) {
+        SessionProcess p = process;
+        if (p == null) {
             return;
         }
         if (signal == Signal.WINCH) {
-            p.setWinSize(new WinSize(number(env.get(Environment.ENV_COLUMNS), 80),
-                    number(env.get(Environment.ENV_LINES), 24)));
-        } else {
-            // the shell under the wait-status wrapper (the wrapper itself until it has forked)
-            long target = ProcessHandle.of(p.pid()).flatMap(h -> h.children().findFirst())
-                    .map(ProcessHandle::pid).orElse(p.pid());
-            if (!Termios.kill(target, signal.getNumeric())) {
-                LOG.debug("signal {} to pid {}: no such process", signal, target);
-            }
+            Termios.windowSize(master, number(env.get(Environment.ENV_COLUMNS), 80),
+                    number(env.get(Environment.ENV_LINES), 24));
+        } else if (!p.signal(signal.getNumeric(), false)) {
+            LOG.debug("signal {} to pid {}: no such process", signal, p.pid());
         }
     }
 
-    private void awaitExit(UnixPtyProcess p, Thread output, Optional<WaitStatus> wait) {
-        int status;
+    private void awaitExit(SessionProcess p, Thread output) {
+        SessionProcess.ExitStatus status;
         try {
             status = p.waitFor();
-            // what the process wrote last is still in the pty: let it through before the exit status
+            // the last slave descriptor but those of the process's own children: the master reads EOF once
+            // everything in the pty has been read
+            slave.close();
             output.join(DRAIN_MILLIS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            wait.ifPresent(WaitStatus::discard);
             login.logout();
+            return;
+        } catch (IOException e) {
+            LOG.warn("pty session pid {}: {}", p.pid(), e.getMessage());
+            login.logout();
+            closePty();
+            exit.onExit(255);
             return;
         }
         login.logout();
         closePty();
         // as sshd: a shell or command killed by a signal gets exit-signal, not exit-status
-        wait.flatMap(WaitStatus::read).ifPresent(d -> {
-            if (channel instanceof PqsshChannelSession c) {
-                c.exitBySignal(d.name(), d.coreDumped());
-            }
-        });
-        exit.onExit(status);
+        if (status.signalled() && channel instanceof PqsshChannelSession c) {
+            c.exitBySignal(status.signalName(), status.coreDumped());
+        }
+        exit.onExit(status.code());
     }
 
     private synchronized void closePty() {
-        if (pty != null) {
-            try {
-                pty.close();
-            } catch (IOException e) {
-                LOG.debug("closing pty: {}", e.getMessage());
-            }
+        if (slave != null) {
+            slave.close();
+        }
+        if (master != null) {
+            master.close();
         }
     }
 
     @Override
     public void destroy(ChannelSession channel) {
-        UnixPtyProcess p = process;
-        if (p != null && p.isAlive()) {
-            p.hangup(); // as when the line drops: SIGHUP to the terminal's session
-            p.destroy();
+        SessionProcess p = process;
+        if (p != null) {
+            // as when the line drops: SIGHUP to the terminal's session leader and its process group
+            p.signal(SIGHUP, true);
+            p.signal(SIGTERM, false);
         }
         closePty();
     }

@@ -1,5 +1,6 @@
 package io.pqssh.mina.server.session;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.file.Files;
@@ -17,10 +18,17 @@ import io.pqssh.mina.server.login.Account;
  * runs the command ({@code shell -c command}) or, with no command, runs as a login shell (argv[0] {@code -bash});
  * the environment is sshd's (USER, LOGNAME, HOME, SHELL, PATH, MAIL, SSH_CLIENT, SSH_CONNECTION, and TERM/SSH_TTY
  * with a pty), nothing from the server's own environment; the client's {@code env} requests that {@code AcceptEnv}
- * let through come first, so sshd's own variables win over them (as sshd's {@code do_setup_env}); the working directory is the home directory ({@code /} when it is missing). When
- * the server runs as root and the account is another user, the process starts through util-linux
- * {@code setpriv --reuid --regid --init-groups}, which sets the real and effective uid and gid and the supplementary
- * groups ({@code initgroups(3)}) before it executes the shell; capabilities go with the change from uid 0.
+ * let through come first, so sshd's own variables win over them (as sshd's {@code do_setup_env}); the working
+ * directory is the home directory ({@code /} when it is missing).
+ * <p>
+ * {@link #spawnArgv} is what the server actually executes: when the server runs as root and the account is another
+ * user, util-linux {@code setpriv --reuid --regid --init-groups} (real and effective uid and gid, the supplementary
+ * groups of {@code initgroups(3)}; capabilities go with the change from uid 0), then, already as the user, a short
+ * {@code /bin/bash} trampoline that changes to the working directory, reads the session's environment from
+ * descriptor 3 ({@link #environmentPayload}, NUL-separated), closes it and executes {@code /usr/bin/env -i} with
+ * it and {@link #argv}. Nothing that runs before the uid change sees more than {@link #SPAWN_ENV}: the client's
+ * variables ({@code LD_PRELOAD}, {@code LANG}, ...) reach only the user's own process, as with sshd, and they never
+ * appear in a command line that other users can read in {@code /proc}.
  */
 public final class SessionLaunch {
     /** Debian sshd's compiled-in default PATH for users ({@code --with-default-path}). */
@@ -29,15 +37,36 @@ public final class SessionLaunch {
     public static final String ROOT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
     static final String SETPRIV = "/usr/bin/setpriv";
     static final String BASH = "/bin/bash";
+    static final String ENV = "/usr/bin/env";
+    /** The whole environment of setpriv and the trampoline (fixed: no client input before the uid change). */
+    static final List<String> SPAWN_ENV = List.of("PATH=/usr/bin:/bin");
+    /**
+     * Runs as the user. $1: working directory; then the user's argv. The environment is kept in an array, never
+     * set in this shell (an unknown LC_ALL would make it print warnings, BASH_ENV/SHELLOPTS could change it); env
+     * -i gives exactly those entries to the user's program ("--" then NAME=VALUE entries, then argv[0]).
+     */
+    static final String TRAMPOLINE = String.join("\n",
+            "d=$1; shift",
+            "if ! cd -- \"$d\" 2>/dev/null; then",
+            "  if [ -e \"$d\" ]; then w='Permission denied'; else w='No such file or directory'; fi",
+            "  printf 'Could not chdir to home directory %s: %s\\n' \"$d\" \"$w\" >&2; cd /",
+            "fi",
+            "e=(); while IFS= read -r -d '' v; do e+=(\"$v\"); done <&3; exec 3<&-",
+            "exec " + ENV + " -i -- \"${e[@]}\" \"$@\"");
 
     private final List<String> argv;
     private final Map<String, String> env;
     private final Path directory;
+    private final Account account;
+    private final boolean switchUid;
 
-    private SessionLaunch(List<String> argv, Map<String, String> env, Path directory) {
+    private SessionLaunch(List<String> argv, Map<String, String> env, Path directory, Account account,
+            boolean switchUid) {
         this.argv = List.copyOf(argv);
         this.env = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(env));
         this.directory = directory;
+        this.account = account;
+        this.switchUid = switchUid;
     }
 
     /**
@@ -71,37 +100,61 @@ public final class SessionLaunch {
         }
         env.putAll(extraEnv);
         List<String> argv = new ArrayList<>();
-        if (switchUid) {
-            argv.addAll(List.of(SETPRIV, "--reuid=" + account.uid(), "--regid=" + account.gid(), "--init-groups",
-                    "--"));
-        }
         String shell = account.shell();
         if (command != null) {
             argv.addAll(List.of(shell, "-c", command));
-        } else if (Files.isExecutable(Path.of(BASH))) {
+        } else {
             // sshd runs an interactive shell with argv[0] "-" + its name, which makes any shell a login shell;
-            // Java cannot choose argv[0], bash's "exec -a" can (bash is Essential on Debian)
+            // env(1) cannot choose argv[0], bash's "exec -a" can (bash is Essential on Debian)
             String name = Path.of(shell).getFileName().toString();
             argv.addAll(List.of(BASH, "-c", "exec -a \"$0\" \"$1\"", "-" + name, shell));
-        } else {
-            argv.addAll(List.of(shell, "-l"));
         }
         Path home = account.home();
         Path dir = Files.isDirectory(home) ? home : Path.of("/");
-        return new SessionLaunch(argv, env, dir);
+        return new SessionLaunch(argv, env, dir, account, switchUid);
     }
 
     /** This launch with sshd's motd and rc steps run in the session's process before the shell ({@link SessionPrelude}). */
     SessionLaunch withPrelude(SessionPrelude prelude, boolean interactive, boolean subsystem) {
-        int at = argv.get(0).equals(SETPRIV) ? argv.indexOf("--") + 1 : 0;
-        List<String> shell = argv.subList(at, argv.size());
-        List<String> wrapped = prelude.wrap(shell, interactive, subsystem);
-        if (wrapped == shell) {
-            return this;
+        List<String> wrapped = prelude.wrap(argv, interactive, subsystem);
+        return wrapped == argv ? this : new SessionLaunch(wrapped, env, directory, account, switchUid);
+    }
+
+    /**
+     * What the server executes (as root when it is root): setpriv when switching users, the trampoline, then
+     * {@link #argv}.
+     *
+     * @throws IOException when argv[0] could be taken for an environment entry by env(1)
+     */
+    List<String> spawnArgv() throws IOException {
+        if (argv.get(0).contains("=") || !argv.get(0).startsWith("/")) {
+            throw new IOException("cannot start " + argv.get(0) + ": a login shell must be an absolute path"
+                    + " without '='");
         }
-        List<String> out = new ArrayList<>(argv.subList(0, at));
-        out.addAll(wrapped);
-        return new SessionLaunch(out, env, directory);
+        List<String> out = new ArrayList<>();
+        if (switchUid) {
+            out.addAll(List.of(SETPRIV, "--reuid=" + account.uid(), "--regid=" + account.gid(), "--init-groups",
+                    "--"));
+        }
+        out.addAll(List.of(BASH, "-c", TRAMPOLINE, "pqssh-session", directory.toString()));
+        out.addAll(argv);
+        return out;
+    }
+
+    /**
+     * The environment for the trampoline's descriptor 3: NAME=VALUE entries, each ended by a NUL. An entry that
+     * could not be one C string in envp (a NUL byte, an empty name or one with '=') is left out: it could
+     * otherwise smuggle a second entry in.
+     */
+    byte[] environmentPayload() {
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        env.forEach((k, v) -> {
+            if (!k.isEmpty() && k.indexOf('=') < 0 && k.indexOf('\0') < 0 && v.indexOf('\0') < 0) {
+                b.writeBytes((k + "=" + v).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                b.write(0);
+            }
+        });
+        return b.toByteArray();
     }
 
     /** Whether this host can switch users the way {@link #of} does. */

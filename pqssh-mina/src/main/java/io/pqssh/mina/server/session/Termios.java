@@ -8,30 +8,13 @@ import java.util.Map;
 
 import org.apache.sshd.common.channel.PtyMode;
 
-import com.sun.jna.Library;
-import com.sun.jna.Native;
-import com.sun.jna.NativeLong;
-
 /**
- * The C calls a session needs beyond what pty4j offers, through JNA: the terminal modes and window size of a
- * {@code pty-req} applied to the new pty (sshd's {@code tty_parse_modes}), and {@code kill(2)} for {@code signal}
- * requests. Linux's generic termios layout and flag values (x86-64, AArch64, and other little-endian ports with the
- * asm-generic values); elsewhere the modes are left at the kernel's defaults.
+ * The terminal modes and window size of a {@code pty-req} applied to the new pty (sshd's {@code tty_parse_modes}),
+ * through its master ({@link SessionNative} makes the calls). Linux's generic termios layout and flag values (x86-64,
+ * AArch64, and other little-endian ports with the asm-generic values); elsewhere the modes are left at the kernel's
+ * defaults.
  */
 final class Termios {
-    interface LibC extends Library {
-        int tcgetattr(int fd, byte[] termios);
-
-        int tcsetattr(int fd, int optionalActions, byte[] termios);
-
-        int ioctl(int fd, NativeLong request, byte[] arg);
-
-        int kill(int pid, int sig);
-    }
-
-    private static final LibC C = Native.load("c", LibC.class);
-    private static final int TCSANOW = 0;
-    private static final long TIOCSWINSZ = 0x5414;
     private static final int IFLAG = 0;
     private static final int OFLAG = 4;
     private static final int CFLAG = 8;
@@ -97,12 +80,16 @@ final class Termios {
     }
 
     /** Applies the modes of a pty-req to the terminal behind {@code fd} (the master applies to the slave). */
-    static boolean applyModes(int fd, Map<PtyMode, Integer> modes) {
+    static boolean applyModes(SessionFd master, Map<PtyMode, Integer> modes) {
         if (!GENERIC_LINUX || modes.isEmpty()) {
             return false;
         }
+        return master.use(fd -> applyModes(fd, modes));
+    }
+
+    private static boolean applyModes(int fd, Map<PtyMode, Integer> modes) {
         byte[] raw = new byte[64];
-        if (C.tcgetattr(fd, raw) != 0) {
+        if (!SessionNative.tcgetattr(fd, raw)) {
             return false;
         }
         ByteBuffer t = ByteBuffer.wrap(raw).order(ByteOrder.nativeOrder());
@@ -123,11 +110,11 @@ final class Termios {
                 continue; // a pty has no line speed that matters; keep the kernel's
             }
         }
-        return C.tcsetattr(fd, TCSANOW, raw) == 0;
+        return SessionNative.tcsetattr(fd, raw);
     }
 
     /** TIOCSWINSZ: rows and columns (the pixel sizes are not kept by MINA). */
-    static boolean windowSize(int fd, int columns, int rows) {
+    static boolean windowSize(SessionFd master, int columns, int rows) {
         if (!GENERIC_LINUX) {
             return false;
         }
@@ -135,12 +122,7 @@ final class Termios {
         ByteBuffer b = ByteBuffer.wrap(ws).order(ByteOrder.nativeOrder());
         b.putShort(0, (short) rows);
         b.putShort(2, (short) columns);
-        return C.ioctl(fd, new NativeLong(TIOCSWINSZ), ws) == 0;
-    }
-
-    /** kill(2); false when the process is gone. */
-    static boolean kill(long pid, int signal) {
-        return C.kill((int) pid, signal) == 0;
+        return master.use(fd -> SessionNative.setWindowSize(fd, ws));
     }
 
 }
