@@ -24,7 +24,8 @@ import io.pqssh.mina.server.login.Account;
 
 /**
  * A {@code streamlocal-forward@openssh.com} listener for another account, when the server runs as root: as sshd,
- * the socket is created by a process running as the user ({@code setpriv} to the account, then a small Perl
+ * the socket is created by a process running as the user (in its own session without a controlling terminal, as
+ * sshd's session processes: {@code setsid}, {@code setpriv} to the account, then a small Perl
  * listener: umask from StreamLocalBindMask, unlink first with StreamLocalBindUnlink, bind, listen), so the user's
  * own rights decide where it may be created and it belongs to the user from its first moment, with its final mode:
  * root never creates, links or changes anything in a directory the user controls. Each connection to it is relayed
@@ -37,6 +38,8 @@ import io.pqssh.mina.server.login.Account;
  */
 final class UserSocketListener implements Closeable {
     static final String SETPRIV = "/usr/bin/setpriv";
+    /** util-linux setsid: the helper, which the user may ptrace, must not keep the server's controlling terminal. */
+    static final String SETSID = "/usr/bin/setsid";
     static final String PERL = "/usr/bin/perl";
     private static final long START_SECONDS = 20;
 
@@ -96,7 +99,8 @@ final class UserSocketListener implements Closeable {
     }
 
     static boolean available() {
-        return Files.isExecutable(Path.of(SETPRIV)) && Files.isExecutable(Path.of(PERL));
+        return Files.isExecutable(Path.of(SETPRIV)) && Files.isExecutable(Path.of(SETSID))
+                && Files.isExecutable(Path.of(PERL));
     }
 
     static UserSocketListener start(Session session, Account account, String path, int mask, boolean unlink,
@@ -114,7 +118,8 @@ final class UserSocketListener implements Closeable {
             Files.setPosixFilePermissions(relay, PosixFilePermissions.fromString("rw-------"));
             Files.setAttribute(relay, "unix:uid", account.uid(), LinkOption.NOFOLLOW_LINKS);
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
-            ProcessBuilder pb = new ProcessBuilder(List.of(SETPRIV, "--reuid=" + account.uid(),
+            // a child of the JVM is no process group leader, so setsid(1) calls setsid() in place, without forking
+            ProcessBuilder pb = new ProcessBuilder(List.of(SETSID, SETPRIV, "--reuid=" + account.uid(),
                     "--regid=" + account.gid(), "--init-groups", "--", PERL, "-e", SCRIPT, "--", path,
                     Integer.toOctalString(mask), unlink ? "1" : "0", relay.toString()))
                     .directory(new java.io.File("/"));

@@ -238,10 +238,15 @@ class SessionIsolationTest {
         Path ld = Files.createTempDirectory(Path.of("/tmp"), "pqssh-iso-ld-");
         try {
             Files.setPosixFilePermissions(ld, PosixFilePermissions.fromString("rwxrwxrwx"));
+            // and more than a pipe holds (64 KiB), which the server writes while the trampoline reads
+            String big = " BIG1=" + "x".repeat(20000) + " BIG2=" + "y".repeat(20000) + " BIG3=" + "z".repeat(20000)
+                    + " BIG4=" + "w".repeat(20000);
             Out r = ssh("-T", List.of("-o", "SetEnv=LD_DEBUG=libs LD_DEBUG_OUTPUT=" + ld.resolve("ld")
-                    + " LANG=xx_YY.UTF-8 PQSSH_MARK=seen"), "echo \"MARK=[$PQSSH_MARK]\"");
+                    + " LANG=xx_YY.UTF-8 PQSSH_MARK=seen" + big),
+                    "echo \"MARK=[$PQSSH_MARK]\"; echo \"BIG=[${#BIG1} ${#BIG4} ${BIG4:0:3}]\"");
             assertEquals(0, r.rc, r.toString());
             assertEquals("seen", field(r.out, "MARK"), "AcceptEnv * must still pass the client's variables");
+            assertEquals("20000 20000 www", field(r.out, "BIG"), "80 kB of the client's environment");
             assertFalse(r.err.contains("warning"), "locale warnings from a process that is not the user's: " + r.err);
             List<String> owners = new ArrayList<>();
             try (Stream<Path> s = Files.list(ld)) {

@@ -118,6 +118,17 @@ class StreamLocalOtherUserTest {
                     "the socket must be the user's");
             assertEquals(0140600, Files.getAttribute(socket, "unix:mode", java.nio.file.LinkOption.NOFOLLOW_LINKS),
                     "a socket, mode 0600 (StreamLocalBindMask 0177)");
+            // the helper runs as the user, who may ptrace it: like a session, it must not share the server's
+            // controlling terminal or session (issue 20: TIOCSTI into root's terminal)
+            List<ProcessHandle> helpers = ProcessHandle.allProcesses().filter(h -> h.info().user()
+                    .map(USER::equals).orElse(false) && h.info().command().map(c -> c.endsWith("perl")).orElse(false))
+                    .toList();
+            assertEquals(1, helpers.size(), "the listener helper running as " + USER + ": " + helpers);
+            long helper = helpers.get(0).pid();
+            String stat = Files.readString(Path.of("/proc/" + helper + "/stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            assertEquals(Long.toString(helper), f[3], "the helper leads its own session (setsid): " + stat);
+            assertEquals("0", f[4], "the helper has no controlling terminal: " + stat);
 
             try (java.nio.channels.SocketChannel c = java.nio.channels.SocketChannel.open(
                     java.net.UnixDomainSocketAddress.of(socket))) {
