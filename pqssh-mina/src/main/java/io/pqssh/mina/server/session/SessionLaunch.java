@@ -24,9 +24,8 @@ import io.pqssh.mina.server.login.Account;
  * {@link #spawnArgv} is what the server actually executes: when the server runs as root and the account is another
  * user, util-linux {@code setpriv --reuid --regid --init-groups} (real and effective uid and gid, the supplementary
  * groups of {@code initgroups(3)}; capabilities go with the change from uid 0), then, already as the user, a short
- * {@code /bin/bash} trampoline that changes to the working directory, reads the session's environment from
- * descriptor 3 ({@link #environmentPayload}, NUL-separated), closes it and executes {@code /usr/bin/env -i} with
- * it and {@link #argv}. Nothing that runs before the uid change sees more than {@link #SPAWN_ENV}: the client's
+ * {@code /bin/bash} trampoline ({@link #TRAMPOLINE}) that changes to the working directory, imports the session's
+ * environment from descriptor 3 ({@link #environmentPayload}, NUL-separated), closes it and executes {@link #argv}. Nothing that runs before the uid change sees more than {@link #SPAWN_ENV}: the client's
  * variables ({@code LD_PRELOAD}, {@code LANG}, ...) reach only the user's own process, as with sshd, and they never
  * appear in a command line that other users can read in {@code /proc}.
  */
@@ -37,22 +36,28 @@ public final class SessionLaunch {
     public static final String ROOT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
     static final String SETPRIV = "/usr/bin/setpriv";
     static final String BASH = "/bin/bash";
-    static final String ENV = "/usr/bin/env";
     /** The whole environment of setpriv and the trampoline (fixed: no client input before the uid change). */
     static final List<String> SPAWN_ENV = List.of("PATH=/usr/bin:/bin");
     /**
-     * Runs as the user. $1: working directory; then the user's argv. The environment is kept in an array, never
-     * set in this shell (an unknown LC_ALL would make it print warnings, BASH_ENV/SHELLOPTS could change it); env
-     * -i gives exactly those entries to the user's program ("--" then NAME=VALUE entries, then argv[0]).
+     * Runs as the user (bash, started with {@link #SPAWN_ENV} only). $1: the working directory (sshd's message when
+     * it cannot go there); then the user's argv. The environment is imported with {@code export}, never through a
+     * command line (other users read those in /proc, and only the owner reads /proc/PID/environ): stderr is closed
+     * meanwhile, since an unknown LANG or LC_ALL makes bash warn when it is set, and a name bash cannot export (not
+     * an identifier, or one of bash's read-only variables, or REPLY, which the loop uses) is left out. After the
+     * import only positional parameters are used, so nothing the client sent changes what is executed. bash adds
+     * SHLVL=0 to the environment of what it executes, which a user's bash turns into 1 as under sshd.
      */
     static final String TRAMPOLINE = String.join("\n",
-            "d=$1; shift",
-            "if ! cd -- \"$d\" 2>/dev/null; then",
-            "  if [ -e \"$d\" ]; then w='Permission denied'; else w='No such file or directory'; fi",
-            "  printf 'Could not chdir to home directory %s: %s\\n' \"$d\" \"$w\" >&2; cd /",
+            "if ! cd -- \"$1\" 2>/dev/null; then",
+            "  e=$(cd -- \"$1\" 2>&1); printf 'Could not chdir to home directory %s: %s\\n' \"$1\" \"${e##*: }\" >&2; cd /",
             "fi",
-            "e=(); while IFS= read -r -d '' v; do e+=(\"$v\"); done <&3; exec 3<&-",
-            "exec " + ENV + " -i -- \"${e[@]}\" \"$@\"");
+            "shift; unset OLDPWD SHLVL e; export -n PWD",
+            "exec 4>&2 2>/dev/null",
+            "while read -r -d ''; do",
+            "  case ${REPLY%%=*} in REPLY|SHELLOPTS|BASHOPTS|BASH_VERSINFO|EUID|PPID|UID) ;; *) export -- \"$REPLY\";; esac",
+            "done <&3",
+            "exec 3<&- 2>&4 4>&-",
+            "exec -- \"$@\"");
 
     private final List<String> argv;
     private final Map<String, String> env;
@@ -105,7 +110,8 @@ public final class SessionLaunch {
             argv.addAll(List.of(shell, "-c", command));
         } else {
             // sshd runs an interactive shell with argv[0] "-" + its name, which makes any shell a login shell;
-            // env(1) cannot choose argv[0], bash's "exec -a" can (bash is Essential on Debian)
+            // posix_spawn and sh's exec (the prelude) cannot choose argv[0], bash's "exec -a" can (bash is
+            // Essential on Debian)
             String name = Path.of(shell).getFileName().toString();
             argv.addAll(List.of(BASH, "-c", "exec -a \"$0\" \"$1\"", "-" + name, shell));
         }
@@ -124,12 +130,11 @@ public final class SessionLaunch {
      * What the server executes (as root when it is root): setpriv when switching users, the trampoline, then
      * {@link #argv}.
      *
-     * @throws IOException when argv[0] could be taken for an environment entry by env(1)
+     * @throws IOException when argv[0] is not an absolute path (bash would look it up in the client's PATH)
      */
     List<String> spawnArgv() throws IOException {
-        if (argv.get(0).contains("=") || !argv.get(0).startsWith("/")) {
-            throw new IOException("cannot start " + argv.get(0) + ": a login shell must be an absolute path"
-                    + " without '='");
+        if (!argv.get(0).startsWith("/")) {
+            throw new IOException("cannot start " + argv.get(0) + ": a login shell must be an absolute path");
         }
         List<String> out = new ArrayList<>();
         if (switchUid) {

@@ -27,6 +27,8 @@ final class SessionNative {
 
         int open(String path, int flags, int mode) throws LastErrorException;
 
+        int fcntl(int fd, int cmd, int arg) throws LastErrorException;
+
         int close(int fd) throws LastErrorException;
 
         NativeLong read(int fd, Pointer buf, NativeLong count) throws LastErrorException;
@@ -91,6 +93,9 @@ final class SessionNative {
     private static final int O_RDWR = 02;
     private static final int O_NOCTTY = 0400;
     private static final int O_CLOEXEC = 02000000;
+    private static final int F_DUPFD_CLOEXEC = 1030;
+    /** Descriptors handed to a session are moved at least this high (see {@link #pipe}). */
+    private static final int LOW_FDS = 10;
     private static final int EINTR = 4;
     private static final int EIO = 5;
     private static final int EAGAIN = 11;
@@ -111,13 +116,30 @@ final class SessionNative {
     private SessionNative() {
     }
 
-    /** A pipe, both ends close-on-exec (no other child of the JVM inherits them). */
+    /**
+     * A pipe, both ends close-on-exec (no other child of the JVM inherits them) and numbered 10 or above: a JVM
+     * started with 0, 1 or 2 closed would get those back, and {@link #spawn}'s dup2 onto 0..3 would overwrite one
+     * end with another.
+     */
     static int[] pipe() throws IOException {
         int[] fds = new int[2];
         try {
             C.pipe2(fds, O_CLOEXEC);
         } catch (LastErrorException e) {
             throw new IOException("pipe2: " + e.getMessage(), e);
+        }
+        try {
+            for (int i = 0; i < 2; i++) {
+                if (fds[i] < LOW_FDS) {
+                    int high = C.fcntl(fds[i], F_DUPFD_CLOEXEC, LOW_FDS);
+                    close(fds[i]);
+                    fds[i] = high;
+                }
+            }
+        } catch (LastErrorException e) {
+            close(fds[0]);
+            close(fds[1]);
+            throw new IOException("fcntl: " + e.getMessage(), e);
         }
         return fds;
     }

@@ -25,7 +25,7 @@ final class SessionProcess {
      * its environment through descriptor 3.
      */
     static SessionProcess start(SessionLaunch launch, int[] stdio, String tty) throws IOException {
-        for (String tool : new String[] {SessionLaunch.BASH, SessionLaunch.ENV}) {
+        for (String tool : new String[] {SessionLaunch.BASH}) {
             if (!Files.isExecutable(Path.of(tool))) {
                 throw new IOException(tool + " is missing: cannot start sessions");
             }

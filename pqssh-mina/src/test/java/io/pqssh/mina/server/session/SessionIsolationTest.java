@@ -242,7 +242,7 @@ class SessionIsolationTest {
             String big = " BIG1=" + "x".repeat(20000) + " BIG2=" + "y".repeat(20000) + " BIG3=" + "z".repeat(20000)
                     + " BIG4=" + "w".repeat(20000);
             Out r = ssh("-T", List.of("-o", "SetEnv=LD_DEBUG=libs LD_DEBUG_OUTPUT=" + ld.resolve("ld")
-                    + " LANG=xx_YY.UTF-8 PQSSH_MARK=seen" + big),
+                    + " LANG=xx_YY.UTF-8 IFS=x POSIXLY_CORRECT=1 e=x REPLY=x PQSSH_MARK=seen" + big),
                     "echo \"MARK=[$PQSSH_MARK]\"; echo \"BIG=[${#BIG1} ${#BIG4} ${BIG4:0:3}]\"");
             assertEquals(0, r.rc, r.toString());
             assertEquals("seen", field(r.out, "MARK"), "AcceptEnv * must still pass the client's variables");
