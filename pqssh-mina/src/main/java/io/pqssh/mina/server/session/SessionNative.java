@@ -122,6 +122,7 @@ final class SessionNative {
      * end with another.
      */
     static int[] pipe() throws IOException {
+        requireLinux();
         int[] fds = new int[2];
         try {
             C.pipe2(fds, O_CLOEXEC);
@@ -146,6 +147,7 @@ final class SessionNative {
 
     /** A new pseudo-terminal: its master (close-on-exec, not the JVM's controlling terminal) and slave path. */
     static Pty openPty() throws IOException {
+        requireLinux();
         int master;
         try {
             master = C.open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC, 0);
@@ -303,6 +305,12 @@ final class SessionNative {
             }
         } finally {
             C.posix_spawn_file_actions_destroy(fa);
+        }
+    }
+
+    private static void requireLinux() throws IOException {
+        if (!LINUX) {
+            throw new IOException("sessions of system accounts need Linux with glibc 2.34 or later");
         }
     }
 
