@@ -98,7 +98,8 @@ public final class SystemAccounts implements AccountSource {
 
     private static Optional<String> fromGetent(String database, String name) {
         try {
-            Process p = new ProcessBuilder(GETENT, database, name).redirectErrorStream(false)
+            // "--": a user name from the client such as "--service=x" must not be read as an option
+            Process p = new ProcessBuilder(GETENT, database, "--", name).redirectErrorStream(false)
                     .redirectError(ProcessBuilder.Redirect.DISCARD).start();
             p.getOutputStream().close();
             String out;
