@@ -79,22 +79,29 @@ final class ProcessSession implements Command {
         Account account = target.account();
         SessionLaunch launch = target.launch(channel, env, command, Map.of(), subsystem);
         this.channel = channel;
-        int[] stdin = SessionNative.pipe();
-        int[] stdout = SessionNative.pipe();
-        int[] stderr = SessionNative.pipe();
+        int[][] pipes = new int[3][];
         SessionProcess p;
         try {
-            p = SessionProcess.start(launch, new int[] {stdin[0], stdout[1], stderr[1]}, null);
+            for (int i = 0; i < 3; i++) {
+                pipes[i] = SessionNative.pipe();
+            }
+            p = SessionProcess.start(launch, new int[] {pipes[0][0], pipes[1][1], pipes[2][1]}, null);
         } catch (IOException | RuntimeException e) {
-            SessionNative.close(stdin[1]);
-            SessionNative.close(stdout[0]);
-            SessionNative.close(stderr[0]);
+            for (int[] pipe : pipes) {
+                if (pipe != null) {
+                    SessionNative.close(pipe[0]);
+                    SessionNative.close(pipe[1]);
+                }
+            }
             throw e;
-        } finally {
-            SessionNative.close(stdin[0]);
-            SessionNative.close(stdout[1]);
-            SessionNative.close(stderr[1]);
         }
+        // the child's ends are the child's now
+        SessionNative.close(pipes[0][0]);
+        SessionNative.close(pipes[1][1]);
+        SessionNative.close(pipes[2][1]);
+        int[] stdin = pipes[0];
+        int[] stdout = pipes[1];
+        int[] stderr = pipes[2];
         process = p;
         env.addSignalListener((ch, signal) -> forward(signal));
         int pid = p.pid();

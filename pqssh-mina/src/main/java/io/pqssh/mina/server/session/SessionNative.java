@@ -188,8 +188,8 @@ final class SessionNative {
         }
     }
 
-    /** The gid of a group (getgrnam(3)), or -1 when there is none. */
-    static int groupId(String name) {
+    /** The gid of a group (getgrnam(3), whose static result is why this is synchronized), or -1 when there is none. */
+    static synchronized int groupId(String name) {
         Pointer g = C.getgrnam(name);
         // struct group { char *gr_name; char *gr_passwd; gid_t gr_gid; ... }
         return g == null ? -1 : g.getInt(2L * Native.POINTER_SIZE);
