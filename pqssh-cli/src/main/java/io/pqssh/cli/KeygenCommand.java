@@ -1,5 +1,7 @@
 package io.pqssh.cli;
 
+import io.pqssh.client.ssh.Progress;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -8,13 +10,13 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 
-import io.pqssh.cli.keygen.FingerprintHash;
-import io.pqssh.cli.keygen.HostKeySet;
-import io.pqssh.cli.keygen.KeyDescriptions;
-import io.pqssh.cli.keygen.KeyFiles;
-import io.pqssh.cli.keygen.KeyTypes;
-import io.pqssh.cli.keygen.KnownHosts;
-import io.pqssh.cli.keygen.PassphrasePrompt;
+import io.pqssh.client.keys.FingerprintHash;
+import io.pqssh.client.keys.HostKeySet;
+import io.pqssh.client.keys.KeyDescriptions;
+import io.pqssh.client.keys.KeyFiles;
+import io.pqssh.client.keys.KeyTypes;
+import io.pqssh.client.keys.KnownHosts;
+import io.pqssh.client.keys.PassphrasePrompt;
 import io.pqssh.core.keys.KeyFileException;
 import io.pqssh.core.keys.KeyFilePermissions;
 import io.pqssh.core.keys.PublicKeyLine;

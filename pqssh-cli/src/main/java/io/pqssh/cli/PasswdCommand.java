@@ -5,7 +5,7 @@ import java.io.Console;
 import java.io.InputStreamReader;
 import java.util.concurrent.Callable;
 
-import io.pqssh.mina.server.PasswordFile;
+import io.pqssh.server.PasswordFile;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 

@@ -1,5 +1,7 @@
 package io.pqssh.cli;
 
+import io.pqssh.client.ssh.Progress;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;

@@ -14,15 +14,15 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.sshd.common.keyprovider.KeyPairProvider;
 
-import io.pqssh.cli.server.DefaultHostKey;
-import io.pqssh.cli.server.Detach;
-import io.pqssh.cli.server.PidFile;
+import io.pqssh.server.daemon.DefaultHostKey;
+import io.pqssh.server.daemon.Detach;
+import io.pqssh.server.daemon.PidFile;
 import io.pqssh.core.keys.KeyFilePermissions;
 import io.pqssh.mina.auth.KemServerSettings;
-import io.pqssh.mina.server.FileKeyAuthorizers;
-import io.pqssh.mina.server.PasswordFile;
-import io.pqssh.mina.server.PqsshServer;
-import io.pqssh.mina.server.ServerConfig;
+import io.pqssh.server.FileKeyAuthorizers;
+import io.pqssh.server.PasswordFile;
+import io.pqssh.server.PqsshServer;
+import io.pqssh.server.ServerConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -80,13 +80,13 @@ public final class ServerCommand implements Callable<Integer> {
             Detach.newSession();
         }
         // sshd's first steps: sessions never inherit an umask that lets group or others write (umask |= 022)
-        io.pqssh.cli.server.Libc.restrictUmask();
+        io.pqssh.server.daemon.Libc.restrictUmask();
         // as sshd's strnvis on every log message: one log record stays one line, whatever it quotes from a peer
-        io.pqssh.mina.server.log.OneLinePrintStream.installOnStderr();
+        io.pqssh.server.log.OneLinePrintStream.installOnStderr();
         // the daemon's log destination is opened now, so a -E file that cannot be written is reported on the terminal
         PrintStream log = logFile != null ? Detach.logFile(logFile) : null;
         if (log != null && !daemon) {
-            System.setErr(io.pqssh.mina.server.log.OneLinePrintStream.wrap(log));
+            System.setErr(io.pqssh.server.log.OneLinePrintStream.wrap(log));
         }
         if (debug) {
             // read by slf4j-simple when the first logger is made, which is after this point
@@ -95,7 +95,7 @@ public final class ServerCommand implements Callable<Integer> {
         currentConfig = loadConfig();
         current = start(currentConfig);
         System.err.println("pqssh server listening on " + currentConfig.listenAddress + ":" + current.port());
-        io.pqssh.mina.server.login.LoginPolicy logins = io.pqssh.mina.server.login.LoginPolicy.forThisProcess();
+        io.pqssh.server.login.LoginPolicy logins = io.pqssh.server.login.LoginPolicy.forThisProcess();
         System.err.println(logins.switchesUsers()
                 ? "pqssh server: running as root: each session runs as the account that logged in"
                 : "pqssh server: not running as root: only user " + logins.onlyUser().orElseThrow() + " can log in");
@@ -182,13 +182,13 @@ public final class ServerCommand implements Callable<Integer> {
                 .maxSessions(c.maxSessions)
                 .loginGraceTime(c.loginGraceTime).sftp(c.sftp).preAuthLimits(c.preAuth)
                 // as sshd: root runs each session as the login's account; anyone else can only log in as itself
-                .logins(io.pqssh.mina.server.login.LoginPolicy.forThisProcess().withAccessLists(c.access))
+                .logins(io.pqssh.server.login.LoginPolicy.forThisProcess().withAccessLists(c.access))
                 .sessionPrelude(c.sessionPrelude()).sftpServer(c.sftpServer)
                 // the 'invalid user' of sshd's log lines (refusing is the LoginPolicy's business)
-                .validUser(user -> io.pqssh.mina.server.UserPaths.home(user).isPresent())
+                .validUser(user -> io.pqssh.server.UserPaths.home(user).isPresent())
                 .forwarding(c.forwarding).acceptEnv(c.acceptEnv)
                 // as sshd: pty logins in utmp, wtmp and lastlog, and "Last login" (PrintLastLog)
-                .loginRecords(new io.pqssh.cli.server.SystemLoginRecords(), c.printLastLog);
+                .loginRecords(new io.pqssh.server.daemon.SystemLoginRecords(), c.printLastLog);
         FileKeyAuthorizers auth = new FileKeyAuthorizers(c.authorizedKeysFile, c.authorizedKemKeysFile,
                 c.strictModes);
         if (c.pubkeyAuthentication) {

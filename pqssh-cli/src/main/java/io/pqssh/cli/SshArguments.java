@@ -148,8 +148,8 @@ final class SshArguments {
             throw new UsageException("stdio forward already specified", false);
         }
         try {
-            io.pqssh.cli.forward.StdioForward.parse(value);
-        } catch (io.pqssh.cli.config.ConfigException e) {
+            io.pqssh.client.forward.StdioForward.parse(value);
+        } catch (io.pqssh.client.config.ConfigException e) {
             throw new UsageException(e.getMessage(), false);
         }
         into.stdioForward = value;

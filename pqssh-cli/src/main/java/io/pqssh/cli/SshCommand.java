@@ -1,5 +1,7 @@
 package io.pqssh.cli;
 
+import io.pqssh.client.ssh.Progress;
+
 import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Files;
@@ -18,26 +20,26 @@ import java.net.InetSocketAddress;
 
 import org.apache.sshd.client.session.ClientSession;
 
-import io.pqssh.cli.config.ClientConfig;
-import io.pqssh.cli.config.ConfigException;
-import io.pqssh.cli.config.ForwardSpec;
-import io.pqssh.cli.config.OptionValue;
-import io.pqssh.cli.config.Patterns;
-import io.pqssh.cli.ssh.ClientLog;
-import io.pqssh.cli.ssh.ClientSetup;
-import io.pqssh.cli.ssh.Failures;
-import io.pqssh.cli.ssh.Forwarding;
-import io.pqssh.cli.ssh.HostKeyCheck;
-import io.pqssh.cli.ssh.Identities;
-import io.pqssh.cli.ssh.Prompter;
-import io.pqssh.cli.ssh.Queries;
-import io.pqssh.cli.ssh.SessionRunner;
-import io.pqssh.cli.ssh.Background;
+import io.pqssh.client.config.ClientConfig;
+import io.pqssh.client.config.ConfigException;
+import io.pqssh.client.config.ForwardSpec;
+import io.pqssh.client.config.OptionValue;
+import io.pqssh.client.config.Patterns;
+import io.pqssh.client.ssh.ClientLog;
+import io.pqssh.client.ssh.ClientSetup;
+import io.pqssh.client.ssh.Failures;
+import io.pqssh.client.ssh.Forwarding;
+import io.pqssh.client.ssh.HostKeyCheck;
+import io.pqssh.client.ssh.Identities;
+import io.pqssh.client.ssh.Prompter;
+import io.pqssh.client.ssh.Queries;
+import io.pqssh.client.ssh.SessionRunner;
+import io.pqssh.client.ssh.Background;
 import io.pqssh.core.kem.KemAlgorithm;
 import io.pqssh.core.kem.KemPrivateKey;
 import io.pqssh.mina.auth.KemClientIdentity;
-import io.pqssh.mina.client.PqsshClient;
-import io.pqssh.mina.transport.EarlyConnection;
+import io.pqssh.client.PqsshClient;
+import io.pqssh.common.transport.EarlyConnection;
 import picocli.CommandLine.Command;
 
 /**
@@ -113,7 +115,7 @@ public final class SshCommand implements Callable<Integer> {
         }
         libraryLogging(c.verbose >= 3);
         if (c.destination != null && !c.help) {
-            io.pqssh.mina.transport.EarlyConnection.prepareGroup();
+            io.pqssh.common.transport.EarlyConnection.prepareGroup();
             warmUp();
         }
         return c.runParsed();
@@ -129,7 +131,7 @@ public final class SshCommand implements Callable<Integer> {
     private static void warmUp() {
         Thread t = new Thread(() -> {
             try {
-                io.pqssh.mina.security.LazyBouncyCastleProvider.install();
+                io.pqssh.common.security.LazyBouncyCastleProvider.install();
                 org.apache.sshd.common.util.security.SecurityUtils.isBouncyCastleRegistered();
                 io.pqssh.mina.keys.MinaPqKeys.ensureInstalled();
             } catch (RuntimeException | LinkageError e) {
@@ -241,7 +243,7 @@ public final class SshCommand implements Callable<Integer> {
             if (early != null) {
                 early.close();
             }
-            io.pqssh.mina.transport.EarlyConnection.discardPreparedGroup();
+            io.pqssh.common.transport.EarlyConnection.discardPreparedGroup();
         }
     }
 
@@ -307,7 +309,7 @@ public final class SshCommand implements Callable<Integer> {
         opts.addAll(options);
         if (stdioForward != null) {
             // ssh -W: "Implies -N, -T, ExitOnForwardFailure and ClearAllForwardings", which -o can override
-            io.pqssh.cli.forward.StdioForward.parse(stdioForward);
+            io.pqssh.client.forward.StdioForward.parse(stdioForward);
             opts.addAll(List.of("SessionType=none", "RequestTTY=no", "ExitOnForwardFailure=yes",
                     "ClearAllForwardings=yes"));
         }
@@ -396,8 +398,8 @@ public final class SshCommand implements Callable<Integer> {
         if (!config.proxyJump().isEmpty() && lastHop == null) {
             // log in to the jump hosts first; this destination is then reached through a channel of the last one
             ClientLog jumpLog = log;
-            return io.pqssh.cli.forward.JumpHosts.connect(config.proxyJump(), host, p, configFile, verbose,
-                    quiet, hop -> {
+            return io.pqssh.client.forward.JumpHosts.connect(config.proxyJump(), host, p, configFile, verbose,
+                    quiet, (args, then) -> SshCommand.of(args).callWith(then::connect), hop -> {
                         lastHop = hop;
                         return run(config, jumpLog);
                     });
@@ -406,8 +408,8 @@ public final class SshCommand implements Callable<Integer> {
         if (lastHop == null && early == null && !"false".equals(System.getProperty("pqssh.ssh.earlyConnect"))) {
             early = startEarly(host, p, log);
         }
-        io.pqssh.mina.kex.ServerProposalCache kexCache = kexGuessCache(config);
-        io.pqssh.mina.kex.PreparedKemShare share = early != null && config.flag("GuessKex", true)
+        io.pqssh.client.kex.ServerProposalCache kexCache = kexGuessCache(config);
+        io.pqssh.client.kex.PreparedKemShare share = early != null && config.flag("GuessKex", true)
                 ? prepareKemShare(config, kexCache, host, p) : null;
         PqsshClient.Builder b = PqsshClient.builder()
                 .earlyConnection(lastHop == null ? early : null)
@@ -438,7 +440,7 @@ public final class SshCommand implements Callable<Integer> {
         b.preferredAuthentications(preferredAuthentications(config));
         b.customize(c -> ClientSetup.apply(c, config, log, prompter));
         if (lastHop != null) {
-            io.pqssh.cli.forward.JumpHosts.through(b, lastHop, host, p);
+            io.pqssh.client.forward.JumpHosts.through(b, lastHop, host, p);
         }
 
         // identities
@@ -471,14 +473,14 @@ public final class SshCommand implements Callable<Integer> {
                     sigKey = kp;
                 }
             }
-            java.util.Optional<Path> agent = io.pqssh.cli.agent.ClientAgent.socket(config);
-            agent.ifPresent(a -> io.pqssh.cli.agent.ClientAgent.install(b, a));
+            java.util.Optional<Path> agent = io.pqssh.client.agent.ClientAgent.socket(config);
+            agent.ifPresent(a -> io.pqssh.client.agent.ClientAgent.install(b, a));
             if (!kemKeys.isEmpty() && config.flag("KEMAuthentication", true)) {
                 KemPrivateKey kemKey = kemKeys.get(0);
                 b.kemIdentity(new KemClientIdentity(kemKey, wireAlgorithm(config, kemKey), sigKey));
             } else if (agent.isPresent() && config.flag("KEMAuthentication", true)) {
                 // the ML-KEM key may live in pqssh agent only (docs/agent-protocol.md)
-                io.pqssh.cli.agent.ClientAgent.kemIdentity(agent.get(), sigKey).ifPresent(b::kemIdentity);
+                io.pqssh.client.agent.ClientAgent.kemIdentity(agent.get(), sigKey).ifPresent(b::kemIdentity);
             }
             return connectAndRun(b, config, log, user, host, p, earlyOpen);
         } finally {
@@ -496,32 +498,32 @@ public final class SshCommand implements Callable<Integer> {
      * The servers' last KEX and host key lists, for the first_kex_packet_follows guess: {@code KexGuessCache FILE},
      * {@code none}, or by default {@code pqssh_kex_cache} beside the known_hosts file (docs/round-trips.md).
      */
-    private static io.pqssh.mina.kex.ServerProposalCache kexGuessCache(ClientConfig config) throws ConfigException {
+    private static io.pqssh.client.kex.ServerProposalCache kexGuessCache(ClientConfig config) throws ConfigException {
         String v = config.string("KexGuessCache").orElse(null);
         if ((v != null && v.equalsIgnoreCase("none"))
                 || (v == null && config.userKnownHostsFile().equals(Path.of("/dev/null")))) {
-            return io.pqssh.mina.kex.ServerProposalCache.none();
+            return io.pqssh.client.kex.ServerProposalCache.none();
         }
         Path f = v != null ? config.path(v)
                 : config.userKnownHostsFile().toAbsolutePath().resolveSibling("pqssh_kex_cache");
-        return io.pqssh.mina.kex.ServerProposalCache.file(f);
+        return io.pqssh.client.kex.ServerProposalCache.file(f);
     }
 
     /**
      * Starts generating the KEM key pair of the key exchange this connection will run, when the KEX guess cache
      * knows the server: on a thread of its own, while this one reads key files and starts MINA (docs/startup.md).
      */
-    private static io.pqssh.mina.kex.PreparedKemShare prepareKemShare(ClientConfig config,
-            io.pqssh.mina.kex.ServerProposalCache cache, String host, int port) {
+    private static io.pqssh.client.kex.PreparedKemShare prepareKemShare(ClientConfig config,
+            io.pqssh.client.kex.ServerProposalCache cache, String host, int port) {
         boolean ownList = config.string("KexAlgorithms").isPresent();
-        return io.pqssh.mina.kex.PreparedKemShare.start(() -> {
+        return io.pqssh.client.kex.PreparedKemShare.start(() -> {
             List<String> ours;
             try {
                 ours = ownList ? ClientSetup.kex(config) : io.pqssh.mina.kex.ClientKexNames.PQSSH;
             } catch (ConfigException e) {
                 return java.util.Optional.empty(); // reported by the main thread
             }
-            return cache.lookup(host, port).flatMap(known -> io.pqssh.mina.kex.FirstKexGuess.negotiated(ours,
+            return cache.lookup(host, port).flatMap(known -> io.pqssh.client.kex.FirstKexGuess.negotiated(ours,
                     known.kex()));
         });
     }
@@ -621,7 +623,7 @@ public final class SshCommand implements Callable<Integer> {
                 Exception failure = null;
                 try {
                     if (stdioForward != null) {
-                        rc = io.pqssh.cli.forward.StdioForward.parse(stdioForward).run(session, System.in,
+                        rc = io.pqssh.client.forward.StdioForward.parse(stdioForward).run(session, System.in,
                                 unclosable(out), log, Duration.ofSeconds(
                                         config.connectTimeoutSeconds() > 0 ? config.connectTimeoutSeconds() : 30));
                     } else if (sessionType.equals("none")) {
@@ -631,7 +633,7 @@ public final class SshCommand implements Callable<Integer> {
                         rc = sessionUser.use(session);
                     } else {
                         SessionRunner runner = new SessionRunner(session, log, System.in, out, err,
-                                io.pqssh.cli.ssh.Terminals.stdinIsTerminal());
+                                io.pqssh.client.ssh.Terminals.stdinIsTerminal());
                         rc = runner.run(cmd, sessionType.equals("subsystem"), tty(config),
                                 config.flag("StdinNull", false), config.escapeChar(), environment(config));
                         endedWithoutStatus = runner.endedWithoutStatus();
@@ -720,7 +722,7 @@ public final class SshCommand implements Callable<Integer> {
             log.fatal("pqssh: " + e.getMessage());
             return 255;
         }
-        String refused = lastHop != null ? io.pqssh.cli.forward.StdioForward.openFailure(e) : null;
+        String refused = lastHop != null ? io.pqssh.client.forward.StdioForward.openFailure(e) : null;
         if (refused != null) {
             // the last hop would not connect to the destination: ssh -J's words (its ssh -W child's)
             log.fatal(refused);

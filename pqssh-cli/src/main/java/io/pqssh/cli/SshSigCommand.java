@@ -113,7 +113,7 @@ final class SshSigCommand {
     }
 
     private static String label(SignatureKeyType t) {
-        return io.pqssh.cli.keygen.KeyDescriptions.label(t.sshName());
+        return io.pqssh.client.keys.KeyDescriptions.label(t.sshName());
     }
 
     private static void requireNamespace(String ns) {

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.pqssh.cli.AgentHarness.Run;
 import io.pqssh.core.agent.Agent;
 import io.pqssh.core.agent.AgentClient;
-import io.pqssh.core.agent.AgentSocketServer;
+import io.pqssh.client.agent.AgentSocketServer;
 import io.pqssh.core.keys.KeyFingerprints;
 import io.pqssh.core.sig.SignatureKeyType;
 import io.pqssh.core.sig.SshSigningKey;

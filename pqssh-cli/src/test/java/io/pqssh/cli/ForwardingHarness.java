@@ -132,10 +132,10 @@ final class ForwardingHarness implements AutoCloseable {
         String java = ProcessHandle.current().info().command().orElse(
                 System.getProperty("java.home") + "/bin/java");
         List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path")));
-        String system = System.getProperty(io.pqssh.cli.config.ClientConfig.SYSTEM_CONFIG_PROPERTY);
+        String system = System.getProperty(io.pqssh.client.config.ClientConfig.SYSTEM_CONFIG_PROPERTY);
         if (system != null) {
             // the same system-wide ssh_config as in-process runs (the build sets "none": not this machine's /etc/ssh)
-            cmd.add("-D" + io.pqssh.cli.config.ClientConfig.SYSTEM_CONFIG_PROPERTY + "=" + system);
+            cmd.add("-D" + io.pqssh.client.config.ClientConfig.SYSTEM_CONFIG_PROPERTY + "=" + system);
         }
         cmd.add("io.pqssh.cli.Main");
         cmd.addAll(List.of(args));

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.pqssh.mina.server.PasswordFile;
+import io.pqssh.server.PasswordFile;
 
 /**
  * keyboard-interactive end to end: {@code pqssh server} with {@code KbdInteractiveAuthentication yes} asks

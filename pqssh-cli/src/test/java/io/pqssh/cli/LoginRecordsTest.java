@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.pqssh.mina.server.login.ProcessIdentity;
+import io.pqssh.server.login.ProcessIdentity;
 
 /**
  * Login accounting as sshd's, with OpenSSH's ssh against {@code pqssh server} as root and an account this test

@@ -25,8 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.pqssh.mina.auth.KemServerSettings;
 import io.pqssh.mina.kex.PqKex;
-import io.pqssh.mina.server.FileKeyAuthorizers;
-import io.pqssh.mina.server.PqsshServer;
+import io.pqssh.server.FileKeyAuthorizers;
+import io.pqssh.server.PqsshServer;
 
 /**
  * Debian's OpenSSH 9.2 client ({@code /usr/bin/ssh}) against an in-process pqssh server assembled as

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import io.pqssh.mina.server.PqsshServer;
+import io.pqssh.server.PqsshServer;
 
 /** {@code pqssh scan} end to end: a PQ and a classical pqssh server and a closed port, every output file. */
 class ScanCommandTest {

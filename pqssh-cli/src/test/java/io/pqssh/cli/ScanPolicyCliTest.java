@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import io.pqssh.mina.server.PqsshServer;
+import io.pqssh.server.PqsshServer;
 
 /** {@code pqssh scan --make-policy FILE} from a live server, then {@code --policy FILE} and {@code pq-baseline}. */
 class ScanPolicyCliTest {

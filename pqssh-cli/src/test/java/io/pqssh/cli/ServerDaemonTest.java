@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.pqssh.cli.server.DefaultHostKey;
+import io.pqssh.server.daemon.DefaultHostKey;
 
 /**
  * {@code pqssh server} as a daemon: default host key location (never the current directory), PidFile, -d, and

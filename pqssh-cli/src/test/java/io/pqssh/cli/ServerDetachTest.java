@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.pqssh.cli.server.Detach;
-import io.pqssh.cli.server.Libc;
+import io.pqssh.server.daemon.Detach;
+import io.pqssh.server.daemon.Libc;
 
 /**
  * {@code pqssh server} without {@code -D} detaches as sshd: the launched process exits 0 once a daemon in its own

@@ -25,7 +25,7 @@ import io.pqssh.core.kem.MlKem;
 import io.pqssh.core.keys.kem.KemPublicKey;
 import io.pqssh.mina.auth.ClientKemUserAuthFactory;
 import io.pqssh.mina.auth.KemClientIdentity;
-import io.pqssh.mina.client.PqsshClient;
+import io.pqssh.client.PqsshClient;
 
 /**
  * Issue 11 §3: {@code pqssh server} as shipped (its own simplelogger.properties, nothing raised) logs sshd's

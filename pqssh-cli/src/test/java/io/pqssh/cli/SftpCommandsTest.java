@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.pqssh.mina.auth.KemServerSettings;
-import io.pqssh.mina.server.FileKeyAuthorizers;
-import io.pqssh.mina.server.PqsshServer;
+import io.pqssh.server.FileKeyAuthorizers;
+import io.pqssh.server.PqsshServer;
 
 /**
  * {@code pqssh sftp -b} with the commands beyond get/put/ls (chmod, chown, chgrp, ln, symlink, cp, df, lumask,

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.pqssh.mina.server.PasswordFile;
+import io.pqssh.server.PasswordFile;
 
 /**
  * {@code pqssh ssh} against a {@code pqssh server} on loopback, as a user runs it: stdin into the remote command

@@ -12,7 +12,7 @@ import java.util.concurrent.Callable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.pqssh.cli.config.ClientConfig;
+import io.pqssh.client.config.ClientConfig;
 
 /**
  * The system-wide ssh_config (OpenSSH's {@code /etc/ssh/ssh_config}, moved to a test file through

@@ -16,7 +16,7 @@ import io.pqssh.core.keys.KeyFileException;
 import io.pqssh.core.keys.SshPrivateKey;
 import io.pqssh.core.keys.kem.MlKemSshKey;
 import io.pqssh.core.keys.openssh.OpenSshKeyV1;
-import io.pqssh.mina.PqSsh;
+import io.pqssh.mina.Pqssh;
 import io.pqssh.mina.auth.KemClientIdentity;
 
 /**
@@ -59,7 +59,7 @@ public final class EmbeddedClient {
         MlKemSshKey kem = (MlKemSshKey) key;
         SshClient client = SshClient.setUpDefaultClient();
         client.setServerKeyVerifier(new KnownHostsServerKeyVerifier(AcceptAllServerKeyVerifier.INSTANCE, knownHosts));
-        PqSsh.install(client, PqSsh.ClientOptions.defaults()
+        Pqssh.install(client, Pqssh.ClientOptions.defaults()
                 .kemIdentity(KemClientIdentity.of(kem.kemPrivateKey()))
                 .requirePostQuantumKex(true));
         client.start();

@@ -20,7 +20,7 @@ import org.apache.sshd.server.session.ServerSession;
 import io.pqssh.core.auth.KemCredential;
 import io.pqssh.core.keys.KeyFileException;
 import io.pqssh.core.keys.kem.KemPublicKey;
-import io.pqssh.mina.PqSsh;
+import io.pqssh.mina.Pqssh;
 import io.pqssh.mina.auth.KemServerSettings;
 
 /**
@@ -52,7 +52,7 @@ public final class EmbeddedServer {
         // the file is read at each login, so keys added to it work at once
         KemServerSettings kem = KemServerSettings.builder()
                 .authorizer((user, credential, address) -> listed(authorizedKemKeys, credential)).build();
-        PqSsh.install(sshd, kem);
+        Pqssh.install(sshd, kem);
         sshd.start();
         return sshd;
     }

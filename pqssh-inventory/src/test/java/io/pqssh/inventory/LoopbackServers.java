@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.sshd.common.config.keys.KeyUtils;
 
-import io.pqssh.mina.server.PqsshServer;
+import io.pqssh.server.PqsshServer;
 
 /** Real SSH servers on loopback for the scan tests: pqssh's own and Debian's sshd with a private config. */
 public final class LoopbackServers {

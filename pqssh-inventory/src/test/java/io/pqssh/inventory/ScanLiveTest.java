@@ -36,7 +36,7 @@ import io.pqssh.inventory.report.SarifReport;
 import io.pqssh.inventory.scan.ScanResult;
 import io.pqssh.inventory.scan.Scanner;
 import io.pqssh.inventory.scan.Target;
-import io.pqssh.mina.server.PqsshServer;
+import io.pqssh.server.PqsshServer;
 
 /**
  * Scans real loopback servers: pqssh, Debian sshd 9.2 with defaults (sntrup761) and restricted to curve25519, a

@@ -1,5 +1,9 @@
 package io.pqssh.cli.agent;
 
+import io.pqssh.client.agent.AgentKeyTest;
+import io.pqssh.client.agent.DestinationSpecs;
+import io.pqssh.client.agent.Lifetimes;
+
 import java.io.Console;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,9 +14,9 @@ import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.Callable;
 
-import io.pqssh.cli.keygen.FingerprintHash;
-import io.pqssh.cli.keygen.KeyDescriptions;
-import io.pqssh.cli.ssh.Prompter;
+import io.pqssh.client.keys.FingerprintHash;
+import io.pqssh.client.keys.KeyDescriptions;
+import io.pqssh.client.ssh.Prompter;
 import io.pqssh.core.agent.AgentClient;
 import io.pqssh.core.agent.DestinationConstraint;
 import io.pqssh.core.agent.KeyConstraints;

@@ -1,5 +1,9 @@
 package io.pqssh.cli.agent;
 
+import io.pqssh.client.agent.AgentDebug;
+import io.pqssh.client.agent.AskpassConfirmation;
+import io.pqssh.client.agent.Lifetimes;
+
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,9 +12,9 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
-import io.pqssh.cli.keygen.FingerprintHash;
+import io.pqssh.client.keys.FingerprintHash;
 import io.pqssh.core.agent.Agent;
-import io.pqssh.core.agent.AgentSocketServer;
+import io.pqssh.client.agent.AgentSocketServer;
 import io.pqssh.core.agent.KeyConstraints;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -96,7 +100,7 @@ public final class AgentCommand implements Callable<Integer> {
 
     private int runForeground(Path path, long life) throws Exception {
         Agent agent = new Agent(life, new AskpassConfirmation(System.getenv(), FingerprintHash.parse(hash)),
-                System::nanoTime, new io.pqssh.mina.agent.HostKeySignatures());
+                System::nanoTime, new io.pqssh.common.agent.HostKeySignatures());
         Thread reaper = new Thread(agent::reapUntilInterrupted, "agent-key-reaper");
         reaper.setDaemon(true);
         reaper.start();
@@ -144,8 +148,8 @@ public final class AgentCommand implements Callable<Integer> {
 
     /** A JVM cannot fork: start a copy with -D in its own session and report its socket and PID. */
     private int startBackground(Path path) throws Exception {
-        ProcessHandle.Info info = ProcessHandle.current().info();
-        if (info.command().isEmpty() || info.arguments().isEmpty()) {
+        java.util.Optional<List<String>> self = io.pqssh.client.ssh.OwnCommandLine.get();
+        if (self.isEmpty()) {
             System.err.println("pqssh agent: cannot find this process's command line; run with -D");
             return 1;
         }
@@ -153,8 +157,8 @@ public final class AgentCommand implements Callable<Integer> {
         if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
             cmd.add("/usr/bin/setsid"); // leave the terminal's session, as ssh-agent's daemon(3)
         }
-        cmd.add(info.command().get());
-        List<String> args = new ArrayList<>(List.of(info.arguments().get()));
+        cmd.add(self.get().get(0));
+        List<String> args = new ArrayList<>(self.get().subList(1, self.get().size()));
         int at = args.lastIndexOf("agent");
         if (at < 0) {
             System.err.println("pqssh agent: cannot find the agent command in this process's arguments; run with -D");

@@ -24,8 +24,8 @@ import io.pqssh.core.kem.KemKeyPair;
 import io.pqssh.core.kem.MlKem;
 import io.pqssh.mina.auth.KemClientIdentity;
 import io.pqssh.mina.auth.KemServerSettings;
-import io.pqssh.mina.client.PqsshClient;
-import io.pqssh.mina.server.PqsshServer;
+import io.pqssh.client.PqsshClient;
+import io.pqssh.server.PqsshServer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

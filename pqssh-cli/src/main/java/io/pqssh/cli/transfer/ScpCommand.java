@@ -1,5 +1,12 @@
 package io.pqssh.cli.transfer;
 
+import io.pqssh.client.transfer.ScpSink;
+
+import io.pqssh.client.transfer.LocalUmask;
+import io.pqssh.client.transfer.ProgressMeter;
+import io.pqssh.client.transfer.RemotePath;
+import io.pqssh.client.transfer.SftpTransfers;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,5 +1,10 @@
 package io.pqssh.cli.transfer;
 
+import io.pqssh.client.transfer.RemotePath;
+import io.pqssh.client.transfer.SftpPrompt;
+import io.pqssh.client.transfer.SftpShell;
+import io.pqssh.client.transfer.SftpTransfers;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -14,7 +19,7 @@ import java.util.concurrent.Callable;
 import org.apache.sshd.client.session.ClientSession;
 import org.apache.sshd.sftp.client.SftpClient;
 
-import io.pqssh.cli.ssh.Terminals;
+import io.pqssh.client.ssh.Terminals;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -141,37 +146,4 @@ public final class SftpCommand implements Callable<Integer> {
         }
     }
 
-    /** Splits on blanks; double or single quotes group, as sftp. */
-    static List<String> words(String line) {
-        List<String> out = new ArrayList<>();
-        StringBuilder cur = new StringBuilder();
-        char quote = 0;
-        boolean in = false;
-        for (int i = 0; i < line.length(); i++) {
-            char c = line.charAt(i);
-            if (quote != 0) {
-                if (c == quote) {
-                    quote = 0;
-                } else {
-                    cur.append(c);
-                }
-            } else if (c == '"' || c == '\'') {
-                quote = c;
-                in = true;
-            } else if (Character.isWhitespace(c)) {
-                if (in) {
-                    out.add(cur.toString());
-                    cur.setLength(0);
-                    in = false;
-                }
-            } else {
-                cur.append(c);
-                in = true;
-            }
-        }
-        if (in) {
-            out.add(cur.toString());
-        }
-        return out;
-    }
 }

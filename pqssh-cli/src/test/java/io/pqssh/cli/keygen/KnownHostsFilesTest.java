@@ -1,4 +1,4 @@
-package io.pqssh.cli.keygen;
+package io.pqssh.client.keys;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

@@ -25,7 +25,7 @@ import io.pqssh.core.kem.KemAlgorithm;
 import io.pqssh.core.kem.MlKem;
 import io.pqssh.mina.auth.ClientKemUserAuthFactory;
 import io.pqssh.mina.auth.KemClientIdentity;
-import io.pqssh.mina.client.PqsshClient;
+import io.pqssh.client.PqsshClient;
 
 /**
  * User enumeration by timing, seen from the client: for each authentication method the time from the first

@@ -13,7 +13,7 @@ import org.apache.sshd.client.keyverifier.AcceptAllServerKeyVerifier;
 import org.apache.sshd.client.session.ClientSession;
 
 import io.pqssh.mina.auth.KemClientIdentity;
-import io.pqssh.mina.client.PqsshClient;
+import io.pqssh.client.PqsshClient;
 
 /**
  * The lab's pqssh client agent, run inside the client namespace. Reads one request per line:
@@ -29,8 +29,8 @@ public final class LabClient {
      * The servers' last KEXINITs, kept across this agent's logins like {@code pqssh ssh}'s file beside known_hosts:
      * the first login to a server does not guess the first KEX packet, later ones guess right.
      */
-    private static final io.pqssh.mina.kex.ServerProposalCache KEX_GUESS_CACHE =
-            io.pqssh.mina.kex.ServerProposalCache.inMemory();
+    private static final io.pqssh.client.kex.ServerProposalCache KEX_GUESS_CACHE =
+            io.pqssh.client.kex.ServerProposalCache.inMemory();
 
     private LabClient() {
     }
@@ -101,9 +101,9 @@ public final class LabClient {
                     s.addPublicKeyIdentity(k);
                 }
                 // -Dpqssh.client.earlyChannelOpen=true (also read by the PqsshClient builder): CHANNEL_OPEN behind
-                // the KEM response, for pqssh servers (io.pqssh.mina.client.EarlyExec)
-                io.pqssh.mina.client.EarlyExec early = Boolean.getBoolean("pqssh.client.earlyChannelOpen")
-                        ? new io.pqssh.mina.client.EarlyExec("true", new ByteArrayOutputStream(),
+                // the KEM response, for pqssh servers (io.pqssh.client.EarlyExec)
+                io.pqssh.client.EarlyExec early = Boolean.getBoolean("pqssh.client.earlyChannelOpen")
+                        ? new io.pqssh.client.EarlyExec("true", new ByteArrayOutputStream(),
                                 new ByteArrayOutputStream())
                         : null;
                 if (early != null) {

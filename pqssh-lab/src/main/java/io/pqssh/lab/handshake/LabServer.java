@@ -7,7 +7,7 @@ import java.util.List;
 import io.pqssh.core.kem.KemAlgorithm;
 import io.pqssh.mina.auth.KemServerSettings;
 import io.pqssh.mina.keys.PqKeyPairProvider;
-import io.pqssh.mina.server.PqsshServer;
+import io.pqssh.server.PqsshServer;
 
 /**
  * The lab's pqssh server, run inside the server namespace: one {@link PqsshServer} per profile

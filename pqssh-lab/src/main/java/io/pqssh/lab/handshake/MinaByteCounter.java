@@ -16,9 +16,9 @@ import org.apache.sshd.common.io.nio2.Nio2ServiceFactoryFactory;
 import org.apache.sshd.common.util.Readable;
 import org.apache.sshd.common.util.buffer.Buffer;
 
-import io.pqssh.mina.transport.ForwardingIoSession;
-import io.pqssh.mina.transport.SessionWrappingIoHandler;
-import io.pqssh.mina.transport.WrappingIoServiceFactoryFactory;
+import io.pqssh.common.transport.ForwardingIoSession;
+import io.pqssh.common.transport.SessionWrappingIoHandler;
+import io.pqssh.common.transport.WrappingIoServiceFactoryFactory;
 
 /**
  * MINA-side byte counts for the lab's children: an {@link IoServiceFactoryFactory} around MINA's NIO2 transport

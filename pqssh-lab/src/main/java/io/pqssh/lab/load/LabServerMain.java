@@ -10,9 +10,9 @@ import org.apache.sshd.common.session.Session;
 import org.apache.sshd.common.session.SessionListener;
 
 import io.pqssh.mina.auth.KemServerSettings;
-import io.pqssh.mina.server.FileKeyAuthorizers;
-import io.pqssh.mina.server.PqsshServer;
-import io.pqssh.mina.server.ServerConfig;
+import io.pqssh.server.FileKeyAuthorizers;
+import io.pqssh.server.PqsshServer;
+import io.pqssh.server.ServerConfig;
 
 /**
  * The pqssh server under test, run as a child JVM: {@link PqsshServer} assembled from an sshd_config-syntax file
@@ -53,7 +53,7 @@ public final class LabServerMain {
         // one so the two timings do not compete
         io.pqssh.core.sig.SigProviders.selected();
         // likewise the transport warm-up PqsshServer starts (same future: it runs once per JVM)
-        io.pqssh.mina.server.TransportWarmup.start(server.sshd().getCipherFactories(),
+        io.pqssh.server.TransportWarmup.start(server.sshd().getCipherFactories(),
                 server.sshd().getMacFactories()).get(60, java.util.concurrent.TimeUnit.SECONDS);
         server.sshd().addSessionListener(new SessionListener() {
             @Override

@@ -21,7 +21,7 @@ import org.apache.sshd.common.config.keys.KeyUtils;
 import org.apache.sshd.core.CoreModuleProperties;
 
 import io.pqssh.mina.auth.KemClientIdentity;
-import io.pqssh.mina.client.PqsshClient;
+import io.pqssh.client.PqsshClient;
 
 /**
  * N workers, each looping connect → authenticate → exec {@code true} → close against one server, for a warm-up and

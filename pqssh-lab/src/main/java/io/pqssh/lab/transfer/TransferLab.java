@@ -33,7 +33,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 
 import io.pqssh.lab.load.LabKeys;
 import io.pqssh.lab.load.ServerProcess;
-import io.pqssh.mina.client.PqsshClient;
+import io.pqssh.client.PqsshClient;
 
 /**
  * {@code pqssh lab transfer}: SFTP and SCP upload and download of files of the given sizes against pqssh server

@@ -24,7 +24,7 @@ import io.pqssh.core.auth.PendingChallengeLimiter;
 import io.pqssh.core.auth.UnusableKemCredentialException;
 import io.pqssh.core.kem.KemAlgorithm;
 import io.pqssh.core.wire.MalformedMessageException;
-import io.pqssh.mina.server.log.LogText;
+import io.pqssh.mina.internal.log.LogText;
 
 /**
  * Server side of {@code publickey-kem} and {@code publickey-kem-and} for one request. MINA creates one instance per

@@ -32,7 +32,7 @@ public final class InitialKexSignature {
     }
 
     /** Records the reply's host key and signature if this is the session's first exchange's reply. */
-    static void record(Session session, int cmd, Buffer reply, boolean groupExchange) {
+    public static void record(Session session, int cmd, Buffer reply, boolean groupExchange) {
         if (cmd != (groupExchange ? SSH_MSG_KEX_DH_GEX_REPLY : SSH_MSG_KEXDH_REPLY)
                 || session.getAttribute(FIRST_REPLY) != null || session.getSessionId() != null) {
             return;

@@ -18,9 +18,7 @@ import org.apache.sshd.common.session.Session;
 import org.apache.sshd.common.session.SessionListener;
 import org.apache.sshd.server.SshServer;
 
-import io.pqssh.mina.server.log.SshdLog;
-import io.pqssh.mina.server.session.PqsshServerSession;
-import io.pqssh.mina.server.session.PqsshSessionFactory;
+import io.pqssh.mina.internal.log.SshdLog;
 
 /**
  * Limits on connections that have not authenticated yet, with OpenSSH's names where OpenSSH has one:

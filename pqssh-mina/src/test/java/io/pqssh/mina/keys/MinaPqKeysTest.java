@@ -34,7 +34,7 @@ class MinaPqKeysTest {
     void everyPqTypeRoundTripsThroughMinaEncodingsAndLines() throws Exception {
         MinaPqKeys.ensureInstalled();
         for (SignatureKeyType t : PqPublicKey.TYPES) {
-            SshSigningKey k = SshSigningKey.generate(t, PqLogins.RANDOM);
+            SshSigningKey k = SshSigningKey.generate(t, new java.security.SecureRandom());
             PqPublicKey pub = PqPublicKey.of(k.publicKey());
             ByteArrayBuffer b = new ByteArrayBuffer();
             b.putRawPublicKey(pub);

@@ -1,0 +1,72 @@
+package io.pqssh.client.config;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Splits one ssh_config line as ssh does: the keyword ends at white space or {@code =}; arguments are separated by
+ * white space, may be quoted with {@code "} or {@code '}, take {@code \} escapes of quote, backslash and space,
+ * and a {@code #} that starts an argument ends the line.
+ */
+final class ConfigLine {
+    private ConfigLine() {
+    }
+
+    /** The keyword followed by its arguments; empty for blank and comment lines. */
+    static List<String> split(String line) throws ConfigException {
+        String s = line.strip();
+        List<String> out = new ArrayList<>();
+        if (s.isEmpty() || s.startsWith("#")) {
+            return out;
+        }
+        int i = 0;
+        while (i < s.length() && !Character.isWhitespace(s.charAt(i)) && s.charAt(i) != '=') {
+            i++;
+        }
+        out.add(s.substring(0, i));
+        while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
+            i++;
+        }
+        if (i < s.length() && s.charAt(i) == '=') {
+            i++;
+        }
+        out.addAll(arguments(s.substring(i)));
+        return out;
+    }
+
+    static List<String> arguments(String s) throws ConfigException {
+        List<String> out = new ArrayList<>();
+        int i = 0;
+        int n = s.length();
+        while (true) {
+            while (i < n && Character.isWhitespace(s.charAt(i))) {
+                i++;
+            }
+            if (i >= n || s.charAt(i) == '#') {
+                return out;
+            }
+            StringBuilder arg = new StringBuilder();
+            char quote = 0;
+            for (; i < n; i++) {
+                char c = s.charAt(i);
+                if (quote == 0 && Character.isWhitespace(c)) {
+                    break;
+                }
+                if (c == '\\' && i + 1 < n && (s.charAt(i + 1) == '\\' || s.charAt(i + 1) == '"'
+                        || s.charAt(i + 1) == '\'' || (quote == 0 && s.charAt(i + 1) == ' '))) {
+                    arg.append(s.charAt(++i));
+                } else if (quote == 0 && (c == '"' || c == '\'')) {
+                    quote = c;
+                } else if (quote != 0 && c == quote) {
+                    quote = 0;
+                } else {
+                    arg.append(c);
+                }
+            }
+            if (quote != 0) {
+                throw new ConfigException("invalid quotes");
+            }
+            out.add(arg.toString());
+        }
+    }
+}

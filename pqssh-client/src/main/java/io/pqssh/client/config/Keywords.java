@@ -1,0 +1,202 @@
+package io.pqssh.client.config;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+import io.pqssh.client.config.Keyword.Status;
+import io.pqssh.client.config.Keyword.Validator;
+
+/**
+ * Every ssh_config keyword OpenSSH 10 knows, plus pqssh's own, with what pqssh does with each. An unknown keyword is
+ * an error ("Bad configuration option", as ssh); docs/client.md lists the same table.
+ */
+public final class Keywords {
+    private static final Map<String, Keyword> BY_NAME = new LinkedHashMap<>();
+    private static final Map<String, String> ALIASES = new LinkedHashMap<>();
+
+    static {
+        // connection and host
+        supported("Host", false, Validators.atLeast(1));
+        supported("Match", false, Validators.atLeast(1));
+        supported("Include", false, Validators.atLeast(1));
+        supported("IgnoreUnknown", false, Validators.exactly(1));
+        supported("Tag", false, Validators.exactly(1));
+        supported("HostName", false, Validators.exactly(1));
+        supported("Port", false, Validators.integer(1, 65535));
+        supported("User", false, Validators.exactly(1));
+        supported("ConnectTimeout", false, Validators.time());
+        supported("ConnectionAttempts", false, Validators.integer(1, 1000));
+        supported("ServerAliveInterval", false, Validators.time());
+        supported("ServerAliveCountMax", false, Validators.integer(0, Integer.MAX_VALUE));
+        supported("TCPKeepAlive", false, Validators.flag());
+        supported("BatchMode", false, Validators.flag());
+        supported("LogLevel", false, Validators.choice("QUIET", "FATAL", "ERROR", "INFO", "VERBOSE", "DEBUG",
+                "DEBUG1", "DEBUG2", "DEBUG3"));
+        supported("EscapeChar", false, Validators.escapeChar());
+        supported("RequestTTY", false, Validators.choice("yes", "no", "force", "auto", "true", "false"));
+        supported("RemoteCommand", false, Validators.atLeast(1));
+        supported("SessionType", false, Validators.choice("none", "subsystem", "default"));
+        supported("StdinNull", false, Validators.flag());
+        supported("ForkAfterAuthentication", false, Validators.flag());
+        supported("SetEnv", true, Validators.atLeast(1));
+        supported("SendEnv", true, Validators.atLeast(1));
+        supported("Compression", false, Validators.flag());
+        // host keys
+        supported("StrictHostKeyChecking", false, Validators.choice("yes", "no", "ask", "accept-new", "off", "true",
+                "false"));
+        supported("UserKnownHostsFile", false, Validators.atLeast(1));
+        supported("GlobalKnownHostsFile", false, Validators.atLeast(1));
+        supported("HostKeyAlgorithms", false, Validators.exactly(1));
+        supported("HashKnownHosts", false, Validators.flag());
+        supported("FingerprintHash", false, Validators.choice("sha256", "md5"));
+        // algorithms
+        supported("KexAlgorithms", false, Validators.exactly(1));
+        supported("Ciphers", false, Validators.exactly(1));
+        supported("MACs", false, Validators.exactly(1));
+        supported("PubkeyAcceptedAlgorithms", false, Validators.exactly(1));
+        alias("PubkeyAcceptedKeyTypes", "PubkeyAcceptedAlgorithms");
+        supported("WarnWeakCrypto", false, Validators.flag());
+        // authentication
+        supported("IdentityFile", true, Validators.exactly(1));
+        supported("IdentitiesOnly", false, Validators.flag());
+        supported("PreferredAuthentications", false, Validators.exactly(1));
+        supported("PasswordAuthentication", false, Validators.flag());
+        supported("PubkeyAuthentication", false, Validators.choice("yes", "no", "unbound", "host-bound", "true",
+                "false"));
+        supported("KbdInteractiveAuthentication", false, Validators.flag());
+        alias("ChallengeResponseAuthentication", "KbdInteractiveAuthentication");
+        supported("NumberOfPasswordPrompts", false, Validators.integer(0, 1000));
+        // forwarding: parsed here, carried out by the forwarding code
+        supported("LocalForward", true, Validators.forward(ForwardSpec.Kind.LOCAL));
+        supported("RemoteForward", true, Validators.forward(ForwardSpec.Kind.REMOTE));
+        supported("DynamicForward", true, Validators.forward(ForwardSpec.Kind.DYNAMIC));
+        supported("ProxyJump", false, Validators.exactly(1));
+        supported("ForwardAgent", false, Validators.exactly(1));
+        supported("IdentityAgent", false, Validators.exactly(1));
+        supported("ExitOnForwardFailure", false, Validators.flag());
+        supported("ClearAllForwardings", false, Validators.flag());
+        supported("GatewayPorts", false, Validators.flag());
+        supported("PermitRemoteOpen", false, Validators.atLeast(1));
+        supported("StreamLocalBindMask", false, Validators.octalMask());
+        supported("StreamLocalBindUnlink", false, Validators.flag());
+        // pqssh's own
+        supported("RequirePostQuantumKex", false, Validators.flag());
+        supported("KEMAuthentication", false, Validators.flag());
+        supported("IdentityKEMFile", true, Validators.exactly(1));
+        supported("KEMAuthAlgorithms", false, Validators.kemAlgorithms());
+        supported("NoneProbe", false, Validators.flag());
+        supported("PubkeySignDirectly", false, Validators.flag());
+        supported("GuessKex", false, Validators.flag());
+        supported("KexGuessCache", false, Validators.exactly(1));
+        supported("EarlyChannelOpen", false, Validators.flag());
+
+        // OpenSSH ignores these itself: deprecated or removed options, and GSSAPI in builds without it
+        for (String k : List.of("Protocol", "Cipher", "UseRoaming", "UseRsh", "FallBackToRsh", "UsePrivilegedPort",
+                "RhostsRSAAuthentication", "RSAAuthentication", "CompressionLevel", "GlobalKnownHostsFile2",
+                "UserKnownHostsFile2", "RhostsAuthentication", "DSAAuthentication", "AFSTokenPassing",
+                "KerberosAuthentication", "KerberosTGTPassing", "GSSAPIAuthentication", "GSSAPIDelegateCredentials",
+                "GSSAPIKeyExchange", "GSSAPIClientIdentity", "GSSAPIServerIdentity", "GSSAPIRenewalForcesRekey",
+                "GSSAPITrustDns", "GSSAPIKexAlgorithms", "SmartcardDevice")) {
+            put(new Keyword(k, Status.IGNORED, false, Validators.any(), null,
+                    "ignored, as OpenSSH 10 does (deprecated, or not compiled in)"));
+        }
+
+        // known to OpenSSH, not implemented by pqssh; the value given is what pqssh does, so it is accepted
+        unsupported("AddKeysToAgent", "no");
+        unsupported("AddressFamily", "any");
+        unsupported("BindAddress", null);
+        unsupported("BindInterface", null);
+        unsupported("CanonicalDomains", null);
+        unsupported("CanonicalizeFallbackLocal", "yes");
+        unsupported("CanonicalizeHostname", "no");
+        unsupported("CanonicalizeMaxDots", null);
+        unsupported("CanonicalizePermittedCNAMEs", null);
+        unsupported("CASignatureAlgorithms", null);
+        unsupported("CertificateFile", null);
+        unsupported("ChannelTimeout", "none");
+        unsupported("CheckHostIP", "no");
+        unsupported("ControlMaster", "no");
+        unsupported("ControlPath", "none");
+        unsupported("ControlPersist", "no");
+        unsupported("EnableEscapeCommandline", "no");
+        unsupported("EnableSSHKeysign", "no");
+        unsupported("ForwardX11", "no");
+        unsupported("ForwardX11Timeout", null);
+        unsupported("ForwardX11Trusted", "no");
+        unsupported("HostbasedAcceptedAlgorithms", null);
+        alias("HostbasedKeyTypes", "HostbasedAcceptedAlgorithms");
+        unsupported("HostbasedAuthentication", "no");
+        unsupported("HostKeyAlias", null);
+        unsupported("IPQoS", null);
+        unsupported("KbdInteractiveDevices", null);
+        unsupported("KnownHostsCommand", "none");
+        unsupported("LocalCommand", null);
+        unsupported("LogFacility", null);
+        unsupported("LogVerbose", null);
+        unsupported("NoHostAuthenticationForLocalhost", "no");
+        unsupported("ObscureKeystrokeTiming", "no");
+        unsupported("PermitLocalCommand", "no");
+        unsupported("PKCS11Provider", "none");
+        unsupported("ProxyCommand", "none");
+        unsupported("ProxyUseFdpass", "no");
+        unsupported("RefuseConnection", "no");
+        unsupported("RekeyLimit", null);
+        unsupported("RequiredRSASize", null);
+        unsupported("RevokedHostKeys", null);
+        unsupported("SecurityKeyProvider", null);
+        unsupported("Tunnel", "no");
+        unsupported("TunnelDevice", null);
+        unsupported("UpdateHostKeys", "no");
+        unsupported("VerifyHostKeyDNS", "no");
+        unsupported("VisualHostKey", "no");
+        unsupported("XAuthLocation", null);
+    }
+
+    private Keywords() {
+    }
+
+    private static void supported(String name, boolean accumulates, Validator v) {
+        put(new Keyword(name, Status.SUPPORTED, accumulates, v, null, null));
+    }
+
+    private static void unsupported(String name, String behavesAs) {
+        put(new Keyword(name, Status.UNSUPPORTED, false, Validators.atLeast(1), behavesAs,
+                behavesAs == null ? "not implemented" : "not implemented; '" + behavesAs + "' accepted"));
+    }
+
+    private static void put(Keyword k) {
+        BY_NAME.put(k.lowerName(), k);
+    }
+
+    private static void alias(String alias, String target) {
+        ALIASES.put(alias.toLowerCase(Locale.ROOT), target.toLowerCase(Locale.ROOT));
+    }
+
+    /** The keyword for a spelling (case-insensitive; aliases resolve to their keyword). */
+    public static Optional<Keyword> lookup(String name) {
+        String n = name.toLowerCase(Locale.ROOT);
+        n = ALIASES.getOrDefault(n, n);
+        return Optional.ofNullable(BY_NAME.get(n));
+    }
+
+    public static Collection<Keyword> all() {
+        return Collections.unmodifiableCollection(BY_NAME.values());
+    }
+
+    /** Alias spelling (lower case) to keyword name (lower case). */
+    public static Map<String, String> aliases() {
+        return Collections.unmodifiableMap(ALIASES);
+    }
+
+    static List<String> names() {
+        List<String> out = new ArrayList<>();
+        BY_NAME.values().forEach(k -> out.add(k.name()));
+        return out;
+    }
+}

@@ -1,0 +1,113 @@
+package io.pqssh.client.config;
+
+import java.net.InetAddress;
+import java.nio.file.Path;
+
+/**
+ * ssh_config's {@code %} tokens ({@code %%}, {@code %d}, {@code %h}, {@code %i}, {@code %L}, {@code %l}, {@code %n},
+ * {@code %p}, {@code %r}, {@code %u}), {@code ~} for the home directory and {@code ${VAR}} environment references
+ * in the keywords where ssh expands them. An unknown token is an error, as in ssh.
+ */
+public final class Tokens {
+    /** What the tokens stand for on this connection. */
+    public record Context(String host, String originalHost, int port, String remoteUser, String localUser,
+            Path home) {
+    }
+
+    private Tokens() {
+    }
+
+    public static String expand(String s, Context c) throws ConfigException {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < s.length(); i++) {
+            char ch = s.charAt(i);
+            if (ch != '%') {
+                b.append(ch);
+                continue;
+            }
+            if (++i >= s.length()) {
+                throw new ConfigException("invalid token at end of \"" + s + "\"");
+            }
+            char t = s.charAt(i);
+            switch (t) {
+                case '%' -> b.append('%');
+                case 'd' -> b.append(c.home());
+                case 'h' -> b.append(c.host());
+                case 'n' -> b.append(c.originalHost());
+                case 'p' -> b.append(c.port());
+                case 'r' -> b.append(c.remoteUser());
+                case 'u' -> b.append(c.localUser());
+                case 'i' -> b.append(uid());
+                case 'l' -> b.append(localHostName());
+                case 'L' -> {
+                    String h = localHostName();
+                    int dot = h.indexOf('.');
+                    b.append(dot < 0 ? h : h.substring(0, dot));
+                }
+                default -> throw new ConfigException("unknown key %" + t + " in \"" + s + "\"");
+            }
+        }
+        return b.toString();
+    }
+
+    /** Tokens, then ~ and ${VAR}: the expansion of file names (IdentityFile, UserKnownHostsFile, ...). */
+    public static String path(String s, Context c) throws ConfigException {
+        return env(tilde(expand(s, c), c.home()));
+    }
+
+    /** HostName takes only {@code %h} (the name given) and {@code %%}. */
+    static String hostName(String hostName, String originalHost) {
+        return hostName.replace("%%", "\u0000").replace("%h", originalHost).replace("\u0000", "%");
+    }
+
+    static String tilde(String s, Path home) {
+        if (s.equals("~")) {
+            return home.toString();
+        }
+        if (s.startsWith("~/")) {
+            return home + s.substring(1);
+        }
+        return s;
+    }
+
+    static String env(String s) throws ConfigException {
+        StringBuilder b = new StringBuilder();
+        int i = 0;
+        while (i < s.length()) {
+            int start = s.indexOf("${", i);
+            if (start < 0) {
+                b.append(s, i, s.length());
+                break;
+            }
+            int end = s.indexOf('}', start);
+            if (end < 0) {
+                throw new ConfigException("unterminated ${ in \"" + s + "\"");
+            }
+            String name = s.substring(start + 2, end);
+            String v = System.getenv(name);
+            if (v == null) {
+                throw new ConfigException("env var ${" + name + "} has no value");
+            }
+            b.append(s, i, start).append(v);
+            i = end + 1;
+        }
+        return b.toString();
+    }
+
+    private static String uid() {
+        try {
+            Object uid = java.nio.file.Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+            return String.valueOf(uid);
+        } catch (Exception e) {
+            return "-1";
+        }
+    }
+
+    private static String localHostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (Exception e) {
+            return "localhost";
+        }
+    }
+}

@@ -1,0 +1,268 @@
+package io.pqssh.server;
+
+import io.pqssh.mina.server.PreAuthLimits;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import io.pqssh.core.kem.KemAlgorithm;
+import io.pqssh.mina.kex.PqKex;
+
+/**
+ * {@code pqssh server}'s configuration, in sshd_config syntax: one {@code Keyword value} per line, keywords
+ * case-insensitive, {@code #} comments, first value wins for single-valued keywords (as in sshd). Unknown keywords
+ * are an error naming the file and line, never ignored.
+ */
+public final class ServerConfig {
+    public String listenAddress = "127.0.0.1";
+    public int port = 2222;
+    public final List<Path> hostKeys = new ArrayList<>();
+    public String authorizedKeysFile = ".ssh/authorized_keys";
+    public String authorizedKemKeysFile = ".ssh/authorized_kem_keys";
+    public boolean kemAuthentication = true;
+    public Set<KemAlgorithm> kemAuthAlgorithms = EnumSet.of(KemAlgorithm.MLKEM768);
+    public String authenticationMethods = "any";
+    public boolean passwordAuthentication;
+    /** keyboard-interactive with a {@code Password: } prompt checked against PasswordFile (sshd: PAM, default yes). */
+    public boolean kbdInteractiveAuthentication;
+    public boolean pubkeyAuthentication = true;
+    public Path passwordFile;
+    public List<String> kexAlgorithms = PqKex.DEFAULT_ORDER;
+    public boolean requirePostQuantumKex;
+    public int maxAuthTries = 6;
+    /** {@code MaxSessions}: open session channels per connection (sshd's default 10). */
+    public int maxSessions = io.pqssh.server.session.SessionLimit.DEFAULT;
+    public Duration loginGraceTime = Duration.ofSeconds(120);
+    public int maxPendingKemChallenges = 1024;
+    public int maxPendingKemChallengesPerSource = 32;
+    public boolean sftp = true;
+    /** {@code Subsystem sftp PATH}: the sftp-server sessions run (null: OpenSSH's, wherever it is installed). */
+    public String sftpServer;
+    /** {@code PidFile}: where {@code pqssh server} writes its process id once listening; null (default) or none: nowhere. */
+    public Path pidFile;
+    /** sshd's StrictModes for authorized files (see {@link UserPaths#strictModesRefusal}). */
+    public boolean strictModes = true;
+    /** MaxStartups, PerSourceMaxStartups, PerSourceConnectRate, MaxPreauthPacketSize. */
+    public PreAuthLimits.Settings preAuth = PreAuthLimits.Settings.defaults();
+
+    /**
+     * AllowTcpForwarding, PermitOpen, PermitListen, GatewayPorts, AllowAgentForwarding, DisableForwarding,
+     * AllowStreamLocalForwarding, StreamLocalBindMask, StreamLocalBindUnlink.
+     */
+    public io.pqssh.server.forward.ForwardingPolicy forwarding =
+            io.pqssh.server.forward.ForwardingPolicy.DEFAULT;
+
+    /** {@code AcceptEnv}: patterns of the client's {@code env} variable names a session gets (sshd: none by default). */
+    public final List<String> acceptEnv = new ArrayList<>();
+    /** PrintMotd, PermitUserRC, and pqssh's own MotdFile (default /etc/motd). */
+    public boolean printMotd = true;
+    public boolean permitUserRc = true;
+    public Path motdFile = Path.of("/etc/motd");
+    /** PrintLastLog: "Last login" on an interactive pty login (sshd's default yes). */
+    public boolean printLastLog = true;
+
+    /** sshd's steps before a session's command, from PrintMotd, MotdFile and PermitUserRC. */
+    public io.pqssh.server.session.SessionPrelude sessionPrelude() {
+        return new io.pqssh.server.session.SessionPrelude(printMotd ? motdFile : null, permitUserRc, true);
+    }
+
+    /** AllowUsers, DenyUsers, AllowGroups, DenyGroups. */
+    public io.pqssh.server.login.AccessLists access = io.pqssh.server.login.AccessLists.NONE;
+
+    private final Set<String> seen = new java.util.HashSet<>();
+
+    public static ServerConfig load(Path file) throws IOException, ConfigException {
+        ServerConfig c = new ServerConfig();
+        List<String> lines = Files.readAllLines(file);
+        for (int i = 0; i < lines.size(); i++) {
+            c.apply(lines.get(i), file + ":" + (i + 1));
+        }
+        return c;
+    }
+
+    /** Applies one line ({@code -o Keyword=value} on the command line uses the same syntax with '='). */
+    public void apply(String rawLine, String where) throws ConfigException {
+        String line = rawLine.strip();
+        if (line.isEmpty() || line.startsWith("#")) {
+            return;
+        }
+        String[] kv = line.split("\\s*=\\s*|\\s+", 2);
+        String key = kv[0].toLowerCase(Locale.ROOT);
+        String value = kv.length > 1 ? kv[1].strip() : "";
+        if (value.isEmpty()) {
+            throw new ConfigException(where + ": missing value for " + kv[0]);
+        }
+        if (value.chars().anyMatch(ch -> ch < 0x20 && ch != '\t' || ch == 0x7f)) {
+            throw new ConfigException(where + ": control character in the value of " + kv[0]);
+        }
+        // sshd: HostKey, AcceptEnv and the four access lists add up over every line; any other keyword's first value wins
+        boolean first = seen.add(key) || key.equals("hostkey") || key.equals("acceptenv") || key.equals("allowusers")
+                || key.equals("denyusers") || key.equals("allowgroups") || key.equals("denygroups");
+        if (!first) {
+            return; // sshd: the first obtained value is used
+        }
+        try {
+            switch (key) {
+                case "port" -> port = parsePort(value);
+                case "listenaddress" -> listenAddress = value;
+                case "hostkey" -> hostKeys.add(Path.of(value));
+                case "pidfile" -> pidFile = value.equalsIgnoreCase("none") ? null : Path.of(value);
+                case "authorizedkeysfile" -> authorizedKeysFile = value;
+                case "authorizedkemkeysfile" -> authorizedKemKeysFile = value;
+                case "kemauthentication" -> kemAuthentication = yesNo(value);
+                case "kemauthalgorithms" -> kemAuthAlgorithms = kemAlgorithms(value);
+                case "authenticationmethods" -> authenticationMethods = value;
+                case "passwordauthentication" -> passwordAuthentication = yesNo(value);
+                case "kbdinteractiveauthentication", "challengeresponseauthentication" ->
+                        kbdInteractiveAuthentication = yesNo(value);
+                case "pubkeyauthentication" -> pubkeyAuthentication = yesNo(value);
+                case "passwordfile" -> passwordFile = Path.of(value);
+                case "kexalgorithms" -> kexAlgorithms = PqKex.parseList(value);
+                case "requirepostquantumkex" -> requirePostQuantumKex = yesNo(value);
+                case "strictmodes" -> strictModes = yesNo(value);
+                case "maxauthtries" -> maxAuthTries = positive(value);
+                case "maxsessions" -> maxSessions = nonNegative(value);
+                case "logingracetime" -> loginGraceTime = duration(value);
+                case "maxpendingkemchallenges" -> {
+                    String[] p = value.split(":", -1);
+                    if (p.length > 2) {
+                        throw new IllegalArgumentException("expected global[:per-source], got '" + value + "'");
+                    }
+                    maxPendingKemChallenges = positive(p[0]);
+                    maxPendingKemChallengesPerSource = p.length > 1 ? positive(p[1]) : maxPendingKemChallenges;
+                }
+                case "maxstartups" -> preAuth = preAuth.maxStartups(value);
+                case "persourcemaxstartups" -> preAuth = preAuth.perSourceMaxStartups(value);
+                case "persourceconnectrate" -> preAuth = preAuth.perSourceConnectRate(value);
+                case "maxpreauthpacketsize" -> preAuth = preAuth.maxPreauthPacketSize(positive(value));
+                case "subsystem" -> {
+                    String[] sub = value.split("\\s+", 2);
+                    if (!sub[0].equals("sftp")) {
+                        throw new ConfigException(where + ": only the sftp subsystem is supported");
+                    }
+                    sftp = true;
+                    if (sub.length > 1 && !sub[1].equals("internal-sftp")) {
+                        sftpServer = sub[1].strip();
+                    }
+                }
+                case "printmotd" -> printMotd = yesNo(value);
+                case "printlastlog" -> printLastLog = yesNo(value);
+                case "permituserrc" -> permitUserRc = yesNo(value);
+                case "motdfile" -> motdFile = Path.of(value);
+                case "allowusers" -> access = access.allowUsers(value);
+                case "denyusers" -> access = access.denyUsers(value);
+                case "allowgroups" -> access = access.allowGroups(value);
+                case "denygroups" -> access = access.denyGroups(value);
+                case "allowtcpforwarding" -> forwarding = forwarding.allowTcpForwarding(
+                        io.pqssh.server.forward.ForwardingPolicy.TcpForwarding.parse(value));
+                case "permitopen" -> forwarding = forwarding.permitOpen(value);
+                case "permitlisten" -> forwarding = forwarding.permitListen(value);
+                case "gatewayports" -> forwarding = forwarding.gatewayPorts(
+                        io.pqssh.server.forward.ForwardingPolicy.GatewayPorts.parse(value));
+                case "acceptenv" -> acceptEnv.addAll(envPatterns(value));
+                case "allowagentforwarding" -> forwarding = forwarding.allowAgentForwarding(yesNo(value));
+                case "disableforwarding" -> forwarding = forwarding.disableForwarding(yesNo(value));
+                case "allowstreamlocalforwarding" -> forwarding = forwarding.allowStreamLocalForwarding(
+                        io.pqssh.server.forward.ForwardingPolicy.TcpForwarding.parse(value));
+                case "streamlocalbindmask" -> forwarding = forwarding.streamLocalBindMask(value);
+                case "streamlocalbindunlink" -> forwarding = forwarding.streamLocalBindUnlink(yesNo(value));
+                case "match", "include" -> throw new ConfigException(where + ": " + kv[0]
+                        + " is not supported by pqssh server yet");
+                default -> throw new ConfigException(where + ": Bad configuration option: " + kv[0]);
+            }
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(where + ": " + kv[0] + ": " + e.getMessage());
+        }
+    }
+
+    /** sshd: whitespace-separated name patterns, lines accumulate; a pattern cannot hold '='. */
+    private static List<String> envPatterns(String v) {
+        List<String> out = new ArrayList<>();
+        for (String p : v.split("\\s+")) {
+            if (p.indexOf('=') >= 0) {
+                throw new IllegalArgumentException("invalid environment name \"" + p + "\"");
+            }
+            out.add(p);
+        }
+        return out;
+    }
+
+    private static int parsePort(String v) {
+        int p = Integer.parseInt(v);
+        if (p < 0 || p > 65535) {
+            throw new IllegalArgumentException("port out of range: " + v);
+        }
+        return p;
+    }
+
+    private static int nonNegative(String v) {
+        int n = Integer.parseInt(v.strip());
+        if (n < 0) {
+            throw new IllegalArgumentException("must not be negative: " + v);
+        }
+        return n;
+    }
+
+    private static int positive(String v) {
+        int n = Integer.parseInt(v.strip());
+        if (n < 1) {
+            throw new IllegalArgumentException("must be positive: " + v);
+        }
+        return n;
+    }
+
+    static boolean yesNo(String v) {
+        return switch (v.toLowerCase(Locale.ROOT)) {
+            case "yes", "true" -> true;
+            case "no", "false" -> false;
+            default -> throw new IllegalArgumentException("expected yes or no, got '" + v + "'");
+        };
+    }
+
+    static Set<KemAlgorithm> kemAlgorithms(String v) {
+        Set<KemAlgorithm> s = EnumSet.noneOf(KemAlgorithm.class);
+        for (String n : v.split(",")) {
+            s.add(KemAlgorithm.require(n.strip()));
+        }
+        return s;
+    }
+
+    /** sshd time format: plain seconds or a number with s, m, h suffix. */
+    static Duration duration(String v) {
+        String s = v.strip().toLowerCase(Locale.ROOT);
+        if (s.startsWith("-")) {
+            throw new IllegalArgumentException("negative time value '" + v + "'");
+        }
+        char unit = s.charAt(s.length() - 1);
+        if (Character.isDigit(unit)) {
+            return Duration.ofSeconds(Long.parseLong(s));
+        }
+        long n = Long.parseLong(s.substring(0, s.length() - 1));
+        try {
+            return switch (unit) {
+                case 's' -> Duration.ofSeconds(n);
+                case 'm' -> Duration.ofMinutes(n);
+                case 'h' -> Duration.ofHours(n);
+                default -> throw new IllegalArgumentException("bad time value '" + v + "'");
+            };
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException("time value out of range '" + v + "'");
+        }
+    }
+
+    /** A configuration error with file and line. */
+    public static final class ConfigException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        public ConfigException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,166 @@
+package io.pqssh.server.session;
+
+import java.io.IOException;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.apache.sshd.common.channel.Channel;
+import org.apache.sshd.common.channel.ChannelFactory;
+import org.apache.sshd.common.channel.PtyMode;
+import org.apache.sshd.common.channel.RequestHandler;
+import org.apache.sshd.common.session.Session;
+import org.apache.sshd.server.channel.ChannelSession;
+import org.apache.sshd.server.session.ServerSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.pqssh.core.keys.authorized.OpenSshPatterns;
+import io.pqssh.server.login.KeyRestrictions;
+
+/**
+ * A session channel that obeys the {@link KeyRestrictions} of the keys that logged the connection in, as sshd
+ * does: {@code no-pty}/{@code restrict} make a {@code pty-req} fail (CHANNEL_FAILURE, the session goes on without
+ * a terminal); {@code command=} replaces the command of every exec, shell and subsystem request, the requested
+ * command (or subsystem name) in {@code SSH_ORIGINAL_COMMAND}.
+ */
+public class PqsshChannelSession extends ChannelSession {
+    static final String ORIGINAL_COMMAND = "SSH_ORIGINAL_COMMAND";
+    private static final Logger LOG = LoggerFactory.getLogger(PqsshChannelSession.class);
+
+    /** Replaces MINA's {@code session} channel factory; accepts no {@code env} request (sshd's default). */
+    public static final ChannelFactory FACTORY = factory(List.of());
+
+    /** As {@link #FACTORY}, accepting the {@code env} requests whose names match {@code acceptEnv} (sshd's AcceptEnv). */
+    public static ChannelFactory factory(List<String> acceptEnv) {
+        List<String> patterns = List.copyOf(acceptEnv);
+        return new ChannelFactory() {
+            @Override
+            public String getName() {
+                return "session";
+            }
+
+            @Override
+            public Channel createChannel(Session session) {
+                return new PqsshChannelSession(DEFAULT_HANDLERS, patterns);
+            }
+        };
+    }
+
+    private volatile boolean ptyAllocated;
+    private volatile String exitSignal;
+    private volatile boolean coreDumped;
+    private final List<String> acceptEnv;
+    private final Map<String, String> acceptedEnv = new ConcurrentHashMap<>();
+
+    public PqsshChannelSession(Collection<? extends RequestHandler<Channel>> handlers) {
+        this(handlers, List.of());
+    }
+
+    public PqsshChannelSession(Collection<? extends RequestHandler<Channel>> handlers, List<String> acceptEnv) {
+        super(handlers);
+        this.acceptEnv = List.copyOf(acceptEnv);
+    }
+
+    /** The client's {@code env} variables that AcceptEnv let through (sshd sets them before its own). */
+    public Map<String, String> acceptedEnvironment() {
+        return Map.copyOf(acceptedEnv);
+    }
+
+    /**
+     * sshd's {@code session_env_req}: a name that matches an AcceptEnv pattern is kept for the session's process;
+     * any other is refused (CHANNEL_FAILURE when a reply is wanted) and never reaches the process. MINA's own
+     * handling would put every variable into the channel's environment, where pqssh's sessions never read it.
+     */
+    @Override
+    protected RequestHandler.Result handleEnvParsed(String name, String value) throws IOException {
+        if (acceptEnv.stream().anyMatch(p -> OpenSshPatterns.matchPattern(name, p))) {
+            acceptedEnv.put(name, value);
+            return RequestHandler.Result.ReplySuccess;
+        }
+        LOG.debug("Ignoring env request {}: disallowed name", name);
+        return RequestHandler.Result.ReplyFailure;
+    }
+
+    /** Whether the client asked for a pty on this channel and it was granted. */
+    public boolean ptyRequested() {
+        return ptyAllocated;
+    }
+
+    private KeyRestrictions restrictions() {
+        return KeyRestrictions.of(getServerSession());
+    }
+
+    @Override
+    protected RequestHandler.Result handlePtyReqParsed(String term, int tColumns, int tRows, int tWidth,
+            int tHeight, Map<PtyMode, Integer> ptyModes) throws IOException {
+        if (!restrictions().ptyAllowed()) {
+            ServerSession s = getServerSession();
+            LOG.info("pty request refused for {} from {}: the key's authorized_keys options forbid a pty (no-pty or"
+                    + " restrict)", s.getUsername(), s.getClientAddress());
+            return RequestHandler.Result.ReplyFailure;
+        }
+        RequestHandler.Result r = super.handlePtyReqParsed(term, tColumns, tRows, tWidth, tHeight, ptyModes);
+        ptyAllocated = r == RequestHandler.Result.ReplySuccess || r == RequestHandler.Result.Replied;
+        return r;
+    }
+
+    @Override
+    protected RequestHandler.Result handleExecParsed(String request, String command) throws IOException {
+        Optional<String> forced = restrictions().forcedCommand();
+        if (forced.isPresent()) {
+            addEnvVariable(ORIGINAL_COMMAND, command);
+            return super.handleExecParsed(request, forced.get());
+        }
+        return super.handleExecParsed(request, command);
+    }
+
+    @Override
+    protected RequestHandler.Result handleShellParsed(String request) throws IOException {
+        Optional<String> forced = restrictions().forcedCommand();
+        if (forced.isPresent()) {
+            return super.handleExecParsed(request, forced.get());
+        }
+        return super.handleShellParsed(request);
+    }
+
+    @Override
+    protected RequestHandler.Result handleSubsystemParsed(String request, String subsystem) throws IOException {
+        Optional<String> forced = restrictions().forcedCommand();
+        if (forced.isPresent()) {
+            addEnvVariable(ORIGINAL_COMMAND, subsystem);
+            return super.handleExecParsed(request, forced.get());
+        }
+        return super.handleSubsystemParsed(request, subsystem);
+    }
+
+    /** The session's process died from {@code signal} (RFC 4254 name): send exit-signal instead of exit-status. */
+    void exitBySignal(String signal, boolean core) {
+        this.coreDumped = core;
+        this.exitSignal = signal;
+    }
+
+    @Override
+    protected void sendExitStatus(int v) throws java.io.IOException {
+        String signal = exitSignal;
+        if (signal == null) {
+            super.sendExitStatus(v);
+            return;
+        }
+        if (!exitStatusSent.getAndSet(true)) {
+            // RFC 4254 6.10: signal name without "SIG", core dumped, error message, language tag
+            org.apache.sshd.common.util.buffer.Buffer b = getSession().createBuffer(
+                    org.apache.sshd.common.SshConstants.SSH_MSG_CHANNEL_REQUEST, 64);
+            b.putUInt(getRecipient());
+            b.putString("exit-signal");
+            b.putBoolean(false);
+            b.putString(signal);
+            b.putBoolean(coreDumped);
+            b.putString("");
+            b.putString("");
+            writePacket(b);
+        }
+    }
+}

@@ -1,0 +1,164 @@
+package io.pqssh.server.session;
+
+import static io.pqssh.server.session.SessionStreams.copy;
+import static io.pqssh.server.session.SessionStreams.daemon;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.Map;
+
+import org.apache.sshd.server.Environment;
+import org.apache.sshd.server.ExitCallback;
+import org.apache.sshd.server.Signal;
+import org.apache.sshd.server.channel.ChannelSession;
+import org.apache.sshd.server.command.Command;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.pqssh.server.login.Account;
+
+/**
+ * A session without a terminal, as sshd's {@code do_exec_no_pty}: the command of an exec or subsystem request, or
+ * the login shell, run as the login's account ({@link SessionLaunch}, {@link SessionProcess}: its own session and
+ * process group, no controlling terminal) on three pipes. One thread per stream copies with blocking reads (no
+ * polling, so no added latency and full speed for sftp-server and {@code tar | ssh}); the client's EOF closes the
+ * process's stdin; the exit status goes out after stdout and stderr have reached EOF, so nothing the process wrote
+ * is lost (as in sshd, a background job that keeps them open keeps the channel open). {@code signal} requests go to
+ * the process with {@code kill(2)}; a process killed by a signal is reported with {@code exit-signal}.
+ */
+final class ProcessSession implements Command {
+    private static final Logger LOG = LoggerFactory.getLogger(ProcessSession.class);
+    private static final int BUFFER = 64 * 1024;
+    private static final int SIGTERM = 15;
+
+    private final String command;
+    private InputStream in;
+    private OutputStream out;
+    private OutputStream err;
+    private ExitCallback exit;
+    private volatile SessionProcess process;
+    private ChannelSession channel;
+
+    private final boolean subsystem;
+
+    /** @param command the command line, or null for the login shell */
+    ProcessSession(String command) {
+        this(command, false);
+    }
+
+    /** @param subsystem whether the command serves a subsystem (no rc file runs before it) */
+    ProcessSession(String command, boolean subsystem) {
+        this.command = command;
+        this.subsystem = subsystem;
+    }
+
+    @Override
+    public void setInputStream(InputStream in) {
+        this.in = in;
+    }
+
+    @Override
+    public void setOutputStream(OutputStream out) {
+        this.out = out;
+    }
+
+    @Override
+    public void setErrorStream(OutputStream err) {
+        this.err = err;
+    }
+
+    @Override
+    public void setExitCallback(ExitCallback callback) {
+        this.exit = callback;
+    }
+
+    @Override
+    public void start(ChannelSession channel, Environment env) throws IOException {
+        SessionTarget target = SessionTarget.of(channel);
+        Account account = target.account();
+        SessionLaunch launch = target.launch(channel, env, command, Map.of(), subsystem);
+        this.channel = channel;
+        int[][] pipes = new int[3][];
+        SessionProcess p;
+        try {
+            for (int i = 0; i < 3; i++) {
+                pipes[i] = SessionNative.pipe();
+            }
+            p = SessionProcess.start(launch, new int[] {pipes[0][0], pipes[1][1], pipes[2][1]}, null);
+        } catch (IOException | RuntimeException e) {
+            for (int[] pipe : pipes) {
+                if (pipe != null) {
+                    SessionNative.close(pipe[0]);
+                    SessionNative.close(pipe[1]);
+                }
+            }
+            throw e;
+        }
+        // the child's ends are the child's now
+        SessionNative.close(pipes[0][0]);
+        SessionNative.close(pipes[1][1]);
+        SessionNative.close(pipes[2][1]);
+        int[] stdin = pipes[0];
+        int[] stdout = pipes[1];
+        int[] stderr = pipes[2];
+        process = p;
+        env.addSignalListener((ch, signal) -> forward(signal));
+        int pid = p.pid();
+        SessionFd toProcess = new SessionFd(stdin[1]);
+        SessionFd fromOut = new SessionFd(stdout[0]);
+        SessionFd fromErr = new SessionFd(stderr[0]);
+        Thread outThread = daemon("session-out-" + pid, () -> drain(fromOut, out));
+        Thread errThread = daemon("session-err-" + pid, () -> drain(fromErr, err));
+        daemon("session-in-" + pid, () -> copy(in, toProcess.output(BUFFER), BUFFER, true));
+        daemon("session-wait-" + pid, () -> awaitExit(p, outThread, errThread));
+        LOG.debug("session for {} (uid {}): pid {}", account.name(), account.uid(), pid);
+    }
+
+    private static void drain(SessionFd from, OutputStream to) {
+        try {
+            copy(from.input(BUFFER), to, BUFFER, false);
+        } finally {
+            from.close();
+        }
+    }
+
+    private void forward(Signal signal) {
+        SessionProcess p = process;
+        if (p == null || signal == Signal.WINCH) {
+            return;
+        }
+        if (!p.signal(signal.getNumeric(), false)) {
+            LOG.debug("signal {} to pid {}: no such process", signal, p.pid());
+        }
+    }
+
+    private void awaitExit(SessionProcess p, Thread stdout, Thread stderr) {
+        SessionProcess.ExitStatus status;
+        try {
+            status = p.waitFor();
+            stdout.join();
+            stderr.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        } catch (IOException e) {
+            LOG.warn("session pid {}: {}", p.pid(), e.getMessage());
+            exit.onExit(255);
+            return;
+        }
+        // as sshd: a command killed by a signal gets exit-signal, not exit-status
+        if (status.signalled() && channel instanceof PqsshChannelSession c) {
+            c.exitBySignal(status.signalName(), status.coreDumped());
+        }
+        exit.onExit(status.code());
+    }
+
+    @Override
+    public void destroy(ChannelSession channel) {
+        SessionProcess p = process;
+        if (p != null) {
+            p.signal(SIGTERM, false);
+        }
+    }
+}

@@ -1,0 +1,62 @@
+package io.pqssh.server.session;
+
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.apache.sshd.server.Environment;
+import org.apache.sshd.server.channel.ChannelSession;
+import org.apache.sshd.server.session.ServerSession;
+
+import io.pqssh.server.login.Account;
+import io.pqssh.server.login.AdmittingUserAuthFactory;
+import io.pqssh.server.login.KeyRestrictions;
+import io.pqssh.server.login.LoginPolicy;
+import io.pqssh.server.login.ProcessIdentity;
+
+/** The account a channel's process runs as, and whether starting it means switching uid. */
+record SessionTarget(Account account, boolean switchUid) {
+    static SessionTarget of(ChannelSession channel) throws IOException {
+        ServerSession s = channel.getServerSession();
+        LoginPolicy policy = AdmittingUserAuthFactory.policy(s);
+        Account account = AdmittingUserAuthFactory.account(s)
+                .orElseThrow(() -> new IOException("no account for user " + s.getUsername()));
+        boolean switchUid = policy != null && policy.switchesUsers()
+                && account.uid() != ProcessIdentity.current().uid();
+        if (switchUid && !SessionLaunch.canSwitchUsers()) {
+            throw new IOException(SessionLaunch.SETPRIV + " (util-linux) is missing: cannot run a session as "
+                    + account.name());
+        }
+        return new SessionTarget(account, switchUid);
+    }
+
+    /** The launch for {@code command} (null: login shell) with the channel's forced-command variable, plus more. */
+    SessionLaunch launch(ChannelSession channel, Environment env, String command, Map<String, String> more) {
+        return launch(channel, env, command, more, false);
+    }
+
+    /** As above; a subsystem runs no rc file. */
+    SessionLaunch launch(ChannelSession channel, Environment env, String command, Map<String, String> more,
+            boolean subsystem) {
+        ServerSession s = channel.getServerSession();
+        Map<String, String> extra = new LinkedHashMap<>(more);
+        String original = env.getEnv().get(PqsshChannelSession.ORIGINAL_COMMAND);
+        if (original != null && KeyRestrictions.of(s).forcedCommand().isPresent()) {
+            extra.put(PqsshChannelSession.ORIGINAL_COMMAND, original);
+        }
+        // set by MINA when the client asked for agent forwarding and the ForwardingFilter allowed it
+        String agent = env.getEnv().get(org.apache.sshd.agent.SshAgent.SSH_AUTHSOCKET_ENV_NAME);
+        if (agent != null) {
+            extra.put(org.apache.sshd.agent.SshAgent.SSH_AUTHSOCKET_ENV_NAME, agent);
+        }
+        Map<String, String> accepted = channel instanceof PqsshChannelSession p ? p.acceptedEnvironment() : Map.of();
+        SessionPrelude prelude = s.getFactoryManager().getAttribute(SessionPrelude.KEY);
+        if (prelude != null && prelude.permitUserRc() && !KeyRestrictions.of(s).userRcAllowed()) {
+            // a key with no-user-rc (or restrict): sshd then runs /etc/ssh/sshrc only
+            prelude = new SessionPrelude(prelude.motd(), false, prelude.systemRc());
+        }
+        SessionLaunch launch = SessionLaunch.of(account, switchUid, command, s.getClientAddress(),
+                s.getIoSession().getLocalAddress(), accepted, extra);
+        return prelude == null ? launch : launch.withPrelude(prelude, command == null, subsystem);
+    }
+}
