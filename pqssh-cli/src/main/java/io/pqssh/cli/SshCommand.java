@@ -70,6 +70,9 @@ public final class SshCommand implements Callable<Integer> {
     /** Set when this destination is reached through ProxyJump: the authenticated session to the last hop. */
     private ClientSession lastHop;
 
+    /** The MINA client of the destination's login, whose attributes hold what the server said about methods. */
+    private org.apache.sshd.client.SshClient minaClient;
+
     /** Logs in and runs {@code user} on the session; 255 when connecting or logging in fails, as {@link #call}. */
     public int callWith(SessionUser user) {
         this.sessionUser = user;
@@ -438,7 +441,10 @@ public final class SshCommand implements Callable<Integer> {
             b.kex(kex);
         }
         b.preferredAuthentications(preferredAuthentications(config));
-        b.customize(c -> ClientSetup.apply(c, config, log, prompter));
+        b.customize(c -> {
+            minaClient = c;
+            ClientSetup.apply(c, config, log, prompter);
+        });
         if (lastHop != null) {
             io.pqssh.client.forward.JumpHosts.through(b, lastHop, host, p);
         }
@@ -739,6 +745,13 @@ public final class SshCommand implements Callable<Integer> {
             return 255; // HostKeyCheck said why, ending with ssh's "Host key verification failed."
         }
         if (why.contains("No more authentication methods")) {
+            java.util.Optional<List<String>> methods = minaClient == null ? java.util.Optional.empty()
+                    : ClientSetup.serverMethods(minaClient);
+            if (methods.isPresent()) {
+                // ssh's last words (sshconnect2.c), with the methods the server still offered
+                log.fatal(user + "@" + host + ": Permission denied (" + String.join(",", methods.get()) + ").");
+                return 255;
+            }
             why = "Permission denied (no accepted authentication method)";
         }
         log.fatal("pqssh: " + user + "@" + host + ": " + why);

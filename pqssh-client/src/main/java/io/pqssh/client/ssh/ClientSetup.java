@@ -46,6 +46,17 @@ public final class ClientSetup {
     /** Set when the session ended because ServerAliveCountMax keepalives went unanswered. */
     public static final AttributeKey<Boolean> SERVER_NOT_RESPONDING = new AttributeKey<>();
 
+    /**
+     * On the client (MINA's {@code SshClient}): the methods the server's last USERAUTH_FAILURE said can continue, for
+     * ssh's final {@code user@host: Permission denied (publickey,publickey-kem).}
+     */
+    public static final AttributeKey<List<String>> SERVER_METHODS = new AttributeKey<>();
+
+    /** The server's last list of methods that can continue, if a method was refused. */
+    public static java.util.Optional<List<String>> serverMethods(org.apache.sshd.client.SshClient client) {
+        return java.util.Optional.ofNullable(client.getAttribute(SERVER_METHODS));
+    }
+
     /** MINA 2.20's text for the keepalive limit (ClientConnectionService), the only sign it gives of it. */
     private static final String MINA_HEARTBEAT_LIMIT = "heartbeat requests without reply";
 
@@ -264,6 +275,7 @@ public final class ClientSetup {
                         List<String> serverMethods, Buffer buffer) throws Exception {
                     log.debug1((partial ? "Authenticated using \"" + name + "\" with partial success. " : "")
                             + "Authentications that can continue: " + String.join(",", serverMethods));
+                    s.getFactoryManager().setAttribute(SERVER_METHODS, List.copyOf(serverMethods));
                     a.signalAuthMethodFailure(s, service, partial, serverMethods, buffer);
                 }
 
