@@ -2,6 +2,7 @@
 # Ingest benchmark (not a CI test): generates N synthetic ZGrab2 ssh records (gzip) and classifies them with
 # `pqssh scan --zgrab2 FILE --jsonl OUT -q` under -Xmx256m, printing wall time, records/s and peak RSS.
 # Usage: pqssh-inventory/bench/zgrab2-ingest.sh [N ...]    (default: 1000000 5000000)
+#        SINK=store pqssh-inventory/bench/zgrab2-ingest.sh N  the store (SQLite file) is the only sink: --store FILE
 # Needs about 0.1 GB of gzip input and 1.3 GB of JSON Lines output per million records in $BENCH_DIR (/tmp).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -19,20 +20,31 @@ for n in "${@:-1000000 5000000}"; do
   for count in $n; do
     in="$dir/zgrab2-$count.json.gz"
     "$JAVA_HOME/bin/java" "$here/Zgrab2Generate.java" "$count" "$in"
+    if [ "${SINK:-jsonl}" = store ]; then
+      rm -f "$dir/out.db"*
+      sinkopt="--store $dir/out.db"; outfile="$dir/out.db"
+    else
+      sinkopt="--jsonl $dir/out.jsonl"; outfile="$dir/out.jsonl"
+    fi
     start=$(date +%s.%N)
     /usr/bin/time -f '%M %U %S' -o "$dir/rss" "$JAVA_HOME/bin/java" -Xmx256m -Xlog:gc:file="$dir/gc.log" -cp "$cp" \
-      io.pqssh.cli.Main scan --zgrab2 "$in" --jsonl "$dir/out.jsonl" -q --progress never 2>"$dir/err" || true
+      io.pqssh.cli.Main scan --zgrab2 "$in" $sinkopt -q --progress never 2>"$dir/err" || true
     end=$(date +%s.%N)
-    lines=$(wc -l <"$dir/out.jsonl")
+    if [ "${SINK:-jsonl}" = store ]; then
+      lines=$("$JAVA_HOME/bin/java" -cp "$cp" io.pqssh.cli.Main inventory trend --store "$dir/out.db" --json \
+        | tail -1 | sed 's/.*"total":\([0-9]*\).*/\1/')
+    else
+      lines=$(wc -l <"$dir/out.jsonl")
+    fi
     secs=$(echo "$end - $start" | bc -l)
     read -r rss user sys <"$dir/rss"
     cpu=$(echo "$user + $sys" | bc -l)
     heap=$(grep -o '[0-9]*M->[0-9]*M' "$dir/gc.log" | sed 's/.*->//; s/M//' | sort -n | tail -1)
-    printf '%s records (%s MB gzip, %s MB JSON Lines out): %s results; wall %.1f s = %.0f records/s;'\
+    printf '%s records (%s MB gzip, %s MB out: '"${SINK:-jsonl}"'): %s results; wall %.1f s = %.0f records/s;'\
 ' CPU %.1f s = %.0f records per CPU-second; peak RSS %s MB; largest heap after GC %s MB (-Xmx256m); load %s; %s\n' \
-      "$count" "$(( $(stat -c %s "$in") / 1000000 ))" "$(( $(stat -c %s "$dir/out.jsonl") / 1000000 ))" "$lines" \
+      "$count" "$(( $(stat -c %s "$in") / 1000000 ))" "$(( $(stat -c %s "$outfile") / 1000000 ))" "$lines" \
       "$secs" "$(echo "$count / $secs" | bc -l)" "$cpu" "$(echo "$count / $cpu" | bc -l)" "$(( rss / 1024 ))" \
       "${heap:-?}" "$(cut -d' ' -f1-3 /proc/loadavg)" "$(tail -1 "$dir/err")"
-    rm -f "$in" "$dir/out.jsonl"
+    rm -f "$in" "$dir/out.jsonl" "$dir/out.db"*
   done
 done

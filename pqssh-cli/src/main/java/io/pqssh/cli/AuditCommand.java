@@ -53,6 +53,9 @@ public final class AuditCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         } catch (ParameterException e) {
             throw e;
+        } catch (io.pqssh.inventory.store.Store.StoreException e) {
+            System.err.println("pqssh audit: " + e.getMessage());
+            return FailOn.EXIT_USAGE;
         } catch (ReportOptions.OutputFailure e) {
             System.err.println("pqssh audit: " + e.getMessage());
             return FailOn.EXIT_INTERNAL;
@@ -65,7 +68,7 @@ public final class AuditCommand implements Callable<Integer> {
         }
     }
 
-    private Integer run() throws java.io.IOException {
+    private Integer run() throws java.io.IOException, io.pqssh.inventory.store.Store.StoreException {
         List<FailOn> conditions = failOn.stream().map(FailOn::parse).toList();
         if (osquery != null) {
             if (!paths.isEmpty()) {
@@ -89,7 +92,7 @@ public final class AuditCommand implements Callable<Integer> {
             }
             System.err.println("pqssh audit: " + r.rows() + " osquery rows from " + r.hosts().size() + " host(s)"
                     + (r.badRows().isEmpty() ? "" : ", " + r.badRows().size() + " unusable"));
-            return report(conditions, r.findings());
+            return report(conditions, r.findings(), "osquery " + source);
         }
         List<Path> p = paths.isEmpty() ? Auditor.defaultPaths() : paths;
         if (p.isEmpty()) {
@@ -100,7 +103,7 @@ public final class AuditCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("no such file or directory: " + x);
             }
         }
-        return report(conditions, Auditor.audit(p));
+        return report(conditions, Auditor.audit(p), String.join(" ", p.stream().map(Path::toString).toList()));
     }
 
     private static String cbom(List<Finding> findings) {
@@ -113,7 +116,9 @@ public final class AuditCommand implements Callable<Integer> {
         return o.toString(java.nio.charset.StandardCharsets.UTF_8);
     }
 
-    private int report(List<FailOn> conditions, List<Finding> findings) throws java.io.IOException {
+    private int report(List<FailOn> conditions, List<Finding> findings, String source)
+            throws java.io.IOException, io.pqssh.inventory.store.Store.StoreException {
+        reports.storeAudit(findings, source);
         if (reports.printTable()) {
             System.out.print(TableReport.audit(findings));
         }

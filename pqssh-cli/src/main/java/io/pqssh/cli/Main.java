@@ -49,7 +49,9 @@ public final class Main implements Runnable {
             // the login path skips picocli (SshArguments: why)
             return SshCommand.run(java.util.Arrays.asList(args).subList(1, args.length));
         }
-        CommandLine cl = commandLine(args.length > 0 ? args[0] : null);
+        CommandLine cl = args.length > 1 && args[0].equals("inventory") && InventoryCommand.NAMES.contains(args[1])
+                ? new CommandLine(new Main()).addSubcommand("inventory", new InventoryCommand())
+                : commandLine(args.length > 0 ? args[0] : null);
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
             // users get one line, not a stack trace; exit 255 like ssh for connection/auth trouble
             cmd.getErr().println("pqssh " + cmd.getCommandName() + ": " + Errors.describe(ex));

@@ -37,6 +37,10 @@ final class ReportOptions {
             description = "CycloneDX 1.6 CBOM: algorithms, keys and SSH use per target (- for stdout)")
     String cbom;
 
+    @Option(names = "--store", paramLabel = "PATH|JDBC_URL",
+            description = "append this run to a history database: a SQLite file, or a jdbc:postgresql: URL")
+    String store;
+
     @Option(names = {"-q", "--quiet"}, description = "no table on stdout")
     boolean quiet;
 
@@ -89,23 +93,61 @@ final class ReportOptions {
      * The streaming scan reports asked for, each writing as results arrive: one sink feeding all of them, plus the
      * terminal table when {@link #printTable()}.
      */
-    Streaming openScan() throws IOException {
+    Streaming openScan(String source) throws IOException, io.pqssh.inventory.store.Store.StoreException {
         Streaming s = new Streaming();
         try {
+            java.util.function.Supplier<List<io.pqssh.inventory.report.HtmlReport.TrendRun>> trend = null;
+            if (store != null) {
+                io.pqssh.inventory.store.Store st = io.pqssh.inventory.store.Store.open(store);
+                s.store = st;
+                // first, so that the run is stored when the HTML report asks for the trend
+                s.add("-", "--store " + st.display(), o -> io.pqssh.inventory.store.StoreSinks.scan(st, source),
+                        false);
+                trend = () -> trend(st);
+            }
             s.add(json, "--json", ScanSinks::jsonDocument);
             s.add(jsonl, "--jsonl", ScanSinks::jsonLines);
             s.add(csv, "--csv", ScanSinks::csv);
             s.add(sarif, "--sarif", ScanSinks::sarif);
-            s.add(html, "--html", ScanSinks::html);
+            java.util.function.Supplier<List<io.pqssh.inventory.report.HtmlReport.TrendRun>> t = trend;
+            s.add(html, "--html", o -> ScanSinks.html(o, t));
             s.add(cbom, "--cbom", io.pqssh.inventory.cbom.Cboms::scan);
             if (printTable()) {
                 s.add("-", "the table", o -> ScanSinks.table(o));
             }
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | io.pqssh.inventory.store.Store.StoreException e) {
             s.close();
             throw e;
         }
         return s;
+    }
+
+    static List<io.pqssh.inventory.report.HtmlReport.TrendRun> trend(io.pqssh.inventory.store.Store st) {
+        try {
+            List<io.pqssh.inventory.report.HtmlReport.TrendRun> out = new ArrayList<>();
+            for (io.pqssh.inventory.store.History.Point p : new io.pqssh.inventory.store.History(st).trend()) {
+                out.add(new io.pqssh.inventory.report.HtmlReport.TrendRun("#" + p.run() + " "
+                        + p.started().substring(0, Math.min(10, p.started().length())), p.counts()));
+            }
+            return out;
+        } catch (io.pqssh.inventory.store.Store.StoreException e) {
+            throw new OutputFailure("--html trend", new IOException(e.getMessage(), e));
+        }
+    }
+
+    /** Appends an audit to the store, when one is given. */
+    void storeAudit(List<io.pqssh.inventory.audit.Finding> findings, String source)
+            throws io.pqssh.inventory.store.Store.StoreException {
+        if (store == null) {
+            return;
+        }
+        try (io.pqssh.inventory.store.Store st = io.pqssh.inventory.store.Store.open(store)) {
+            try {
+                io.pqssh.inventory.store.StoreSinks.audit(st, findings, source);
+            } catch (IOException e) {
+                throw new OutputFailure("--store " + st.display(), e);
+            }
+        }
     }
 
     interface Opener {
@@ -117,9 +159,19 @@ final class ReportOptions {
         private final List<ScanSink> sinks = new ArrayList<>();
         private final List<String> names = new ArrayList<>();
         private final List<OutputStream> owned = new ArrayList<>();
+        private io.pqssh.inventory.store.Store store;
 
         private void add(String dest, String what, Opener opener) throws IOException {
+            add(dest, what, opener, true);
+        }
+
+        private void add(String dest, String what, Opener opener, boolean isFile) throws IOException {
             if (dest == null) {
+                return;
+            }
+            if (!isFile) {
+                sinks.add(opener.open(null));
+                names.add(what);
                 return;
             }
             OutputStream o;
@@ -178,6 +230,13 @@ final class ReportOptions {
                     o.close();
                 } catch (IOException ignored) {
                     // as above
+                }
+            }
+            if (store != null) {
+                try {
+                    store.close();
+                } catch (io.pqssh.inventory.store.Store.StoreException ignored) {
+                    // the run was committed at finish, or it failed and said so
                 }
             }
             System.out.flush();

@@ -113,6 +113,9 @@ public final class ScanCommand implements Callable<Integer> {
         } catch (NoSuchFileException e) {
             err.println("pqssh scan: no such file: " + e.getFile());
             return FailOn.EXIT_USAGE;
+        } catch (io.pqssh.inventory.store.Store.StoreException e) {
+            err.println("pqssh scan: " + e.getMessage());
+            return FailOn.EXIT_USAGE;
         } catch (Zgrab2Reader.InputException | InputError e) {
             err.println("pqssh scan: " + e.getMessage());
             return FailOn.EXIT_USAGE;
@@ -142,7 +145,7 @@ public final class ScanCommand implements Callable<Integer> {
         }
     }
 
-    private Integer run() throws IOException, InterruptedException {
+    private Integer run() throws IOException, InterruptedException, io.pqssh.inventory.store.Store.StoreException {
         List<FailOn> conditions = new ArrayList<>(failOn.stream().map(FailOn::parse).toList());
         io.pqssh.inventory.scan.Policy checked = null;
         if (policy != null) {
@@ -200,7 +203,8 @@ public final class ScanCommand implements Callable<Integer> {
         }
         Scanner scanner = new Scanner(o);
         ScanCounters counters = new ScanCounters();
-        try (ReportOptions.Streaming out = reports.openScan();
+        try (ReportOptions.Streaming out = reports.openScan(specs.size() <= 8 ? String.join(" ", specs)
+                : String.join(" ", specs.subList(0, 8)) + " ... (" + specs.size() + " target specs)");
                 Progress p = showProgress ? new Progress(counters, list.size(), System.err) : null) {
             List<ScanResult> one = new ArrayList<>(1);
             scanner.scan(list, null, raw -> {
@@ -223,12 +227,13 @@ public final class ScanCommand implements Callable<Integer> {
         return exit(conditions, counters);
     }
 
-    private int zgrab2(List<FailOn> conditions, boolean showProgress) throws IOException {
+    private int zgrab2(List<FailOn> conditions, boolean showProgress)
+            throws IOException, io.pqssh.inventory.store.Store.StoreException {
         ScanCounters counters = new ScanCounters();
         AtomicLong printed = new AtomicLong();
         String source = zgrab2.equals("-") ? "<stdin>" : zgrab2;
         try (InputStream in = Zgrab2Reader.open(zgrab2);
-                ReportOptions.Streaming out = reports.openScan();
+                ReportOptions.Streaming out = reports.openScan("zgrab2 " + source);
                 Progress p = showProgress ? new Progress(counters, -1, System.err) : null) {
             Zgrab2Reader.read(in, source, port, new Zgrab2Reader.Handler() {
                 @Override

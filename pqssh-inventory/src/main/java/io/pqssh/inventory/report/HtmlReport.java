@@ -142,6 +142,56 @@ public final class HtmlReport {
         return b.toString();
     }
 
+    /** One run of the trend chart: its label (run number and date) and its count per scan category. */
+    public record TrendRun(String label, Map<String, Long> counts) {
+        long total() {
+            return counts.values().stream().mapToLong(Long::longValue).sum();
+        }
+    }
+
+    /**
+     * The trend of a fleet (the runs in a store): one 100 % stacked column per run, the scan categories in report
+     * order, the pq-ready share written above each column. The last {@value #TREND_RUNS} runs.
+     */
+    static String trendChart(List<TrendRun> all) {
+        List<TrendRun> runs = all.subList(Math.max(0, all.size() - TREND_RUNS), all.size());
+        int barH = 200;
+        int colW = Math.max(24, Math.min(80, 960 / Math.max(1, runs.size())));
+        int width = 40 + colW * runs.size() + 20;
+        int height = barH + 80;
+        StringBuilder b = new StringBuilder();
+        b.append("<h2>Trend</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(width)
+                .append("\" height=\"").append(height).append("\" viewBox=\"0 0 ").append(width).append(' ')
+                .append(height).append("\" role=\"img\" aria-label=\"trend\">\n");
+        for (int i = 0; i < runs.size(); i++) {
+            TrendRun r = runs.get(i);
+            long total = r.total();
+            double x = 40 + i * colW;
+            double y = 30 + barH;
+            for (String cat : ScanResult.CATEGORIES) {
+                long n = r.counts().getOrDefault(cat, 0L);
+                double h = total == 0 ? 0 : (double) barH * n / total;
+                if (h > 0) {
+                    y -= h;
+                    b.append(String.format(Locale.ROOT, "<rect class=\"trend\" data-run=\"%s\" data-label=\"%s\""
+                            + " data-count=\"%d\" x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\"/>\n",
+                            esc(r.label()), esc(cat), n, x, y, colW - 6, h, SCAN_COLORS.get(cat)));
+                }
+            }
+            double ready = total == 0 ? 0 : 100.0 * r.counts().getOrDefault("pq-ready", 0L) / total;
+            b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"24\" font-size=\"11\">%.0f%%</text>\n", x,
+                    ready));
+            b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\">%s</text>\n", x,
+                    barH + 48, esc(r.label())));
+        }
+        b.append(String.format(Locale.ROOT, "<text x=\"0\" y=\"%d\" font-size=\"11\">pq-ready share above each"
+                + " run; colours as the chart above</text>\n", barH + 70));
+        b.append("</svg>\n");
+        return b.toString();
+    }
+
+    static final int TREND_RUNS = 24;
+
     static String esc(String s) {
         return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;")
                 .replace("'", "&#39;");

@@ -176,6 +176,15 @@ public final class ScanSinks {
      * file first and are copied after the chart at the end: memory stays constant, disk holds the rows once.
      */
     public static ScanSink html(OutputStream out) throws IOException {
+        return html(out, null);
+    }
+
+    /**
+     * The HTML page with a trend chart after the summary: {@code trend} is asked at the end (after the store has the
+     * run), null for none.
+     */
+    public static ScanSink html(OutputStream out, java.util.function.Supplier<List<HtmlReport.TrendRun>> trend)
+            throws IOException {
         Path rows = Files.createTempFile("pqssh-scan-rows", ".html");
         Writer tmp = Files.newBufferedWriter(rows, StandardCharsets.UTF_8);
         return new ScanSink() {
@@ -192,8 +201,13 @@ public final class ScanSinks {
             public void finish(ScanCounters c) throws IOException {
                 tmp.close();
                 Writer w = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 1 << 16);
-                w.write(HtmlReport.head("pqssh scan: " + c.total() + " targets", HtmlReport.scanSlices(c),
-                        c.line(), HtmlReport.SCAN_HEAD));
+                String head = HtmlReport.head("pqssh scan: " + c.total() + " targets", HtmlReport.scanSlices(c),
+                        c.line(), HtmlReport.SCAN_HEAD);
+                if (trend != null) {
+                    int table = head.indexOf("<table>");
+                    head = head.substring(0, table) + HtmlReport.trendChart(trend.get()) + head.substring(table);
+                }
+                w.write(head);
                 w.flush();
                 Files.copy(rows, out);
                 w.write(HtmlReport.TAIL);
