@@ -143,6 +143,15 @@ class KnownHostsEndToEndTest {
     }
 
     @Test
+    void aKeyRecordedForTheBareNameIsGoodOnAnyPortAsSshChecksWithoutThePort() throws Exception {
+        Path user = file("u7", "127.0.0.1 " + hostKey);
+        CliHarness.Result[] r = both("yes", user.toString(), "none");
+        assertEquals(0, r[1].rc(), r[1].all());
+        assertEquals(0, r[0].rc(), r[0].all());
+        assertEquals("127.0.0.1 " + hostKey + "\n", Files.readString(user), "nothing is added for the port");
+    }
+
+    @Test
     void aNegatedPatternVetoesTheLine() throws Exception {
         Path global = file("global3", "[127.0.0.1]:*,!" + name() + " " + hostKey);
         CliHarness.Result[] r = both("yes", dir.resolve("u3").toString(), global.toString());
