@@ -133,7 +133,7 @@ class MalformedPqKeyTest {
                     consulted.incrementAndGet();
                     return authorizer.authenticate(u, k, s);
                 }).start()) {
-            ServerSessionWatch w = ServerSessionWatch.on(server);
+            ServerSessionWatch w = ServerSessionWatch.on(server.sshd());
             try (PqsshClient c = PqsshClient.builder().serverKeyVerifier((s, a, k) -> true).identity(bad)
                     .preferredAuthentications(List.of("publickey")).timeout(java.time.Duration.ofSeconds(10))
                     .start()) {
@@ -154,7 +154,7 @@ class MalformedPqKeyTest {
         var auth = PqLogins.authorizedKeys(dir.resolve("ak"), user.getPublic());
         try (PqsshServer server = PqLogins.server().hostKeys(PqKeyPairProvider.of(List.of(badHost)))
                 .publickey(auth.publickey()).start()) {
-            ServerSessionWatch w = ServerSessionWatch.on(server);
+            ServerSessionWatch w = ServerSessionWatch.on(server.sshd());
             try (PqsshClient c = PqsshClient.builder().serverKeyVerifier((s, a, k) -> true).identity(user)
                     .preferredAuthentications(List.of("publickey")).timeout(java.time.Duration.ofSeconds(10))
                     .start()) {

@@ -70,7 +70,7 @@ class PqKnownHostsTest {
         String before = Files.readString(kh);
         try (PqsshServer server = PqLogins.server().port(port).hostKeyFiles(List.of(otherHostFile))
                 .publickey(auth.publickey()).start()) {
-            ServerSessionWatch w = ServerSessionWatch.on(server);
+            ServerSessionWatch w = ServerSessionWatch.on(server.sshd());
             try (PqsshClient c = client(new KnownHostsServerKeyVerifier(AcceptAllServerKeyVerifier.INSTANCE, kh),
                     user, kh)) {
                 Exception e = assertThrows(Exception.class, () -> c.login("alice", "127.0.0.1", port));

@@ -7,7 +7,7 @@ import org.apache.sshd.common.session.Session;
 import org.apache.sshd.common.session.SessionListener;
 import org.apache.sshd.server.session.ServerSession;
 
-import io.pqssh.server.PqsshServer;
+import org.apache.sshd.server.SshServer;
 
 /** Records a server's sessions so a test can assert that none of them authenticated. */
 public final class ServerSessionWatch implements SessionListener {
@@ -16,9 +16,9 @@ public final class ServerSessionWatch implements SessionListener {
     private ServerSessionWatch() {
     }
 
-    public static ServerSessionWatch on(PqsshServer server) {
+    public static ServerSessionWatch on(SshServer server) {
         ServerSessionWatch w = new ServerSessionWatch();
-        server.sshd().addSessionListener(w);
+        server.addSessionListener(w);
         return w;
     }
 

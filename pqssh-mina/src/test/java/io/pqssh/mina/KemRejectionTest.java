@@ -1,9 +1,7 @@
 package io.pqssh.mina;
 
-import static io.pqssh.mina.LoginFixture.authorize;
-import static io.pqssh.mina.LoginFixture.client;
-import static io.pqssh.mina.LoginFixture.kem;
-import static io.pqssh.mina.LoginFixture.server;
+import static io.pqssh.mina.KemLoginTest.authorize;
+import static io.pqssh.mina.KemLoginTest.kem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -49,11 +47,9 @@ import io.pqssh.core.wire.SshWriter;
 import io.pqssh.mina.auth.ClientKemUserAuth;
 import io.pqssh.mina.auth.KemClientIdentity;
 import io.pqssh.mina.auth.KemServerSettings;
-import io.pqssh.client.PqsshClient;
-import io.pqssh.server.PqsshServer;
 
 /**
- * KEMUAuth refusals over loopback: every case must end with no authenticated server session, and where the spec
+ * KEMUAuth refusals between plain MINA peers with {@code Pqssh.install}: every case must end with no authenticated server session, and where the spec
  * says so, with the client sending no response (or no challenge being issued at all).
  */
 class KemRejectionTest {
@@ -77,8 +73,8 @@ class KemRejectionTest {
     }
 
     /** A client whose only methods are the rogue (and password if given). */
-    private static PqsshClient rogueClient(RogueKemClientAuth.Factory rogue, String password) {
-        PqsshClient cli = client().timeout(T).start();
+    private static LoopbackClient rogueClient(RogueKemClientAuth.Factory rogue, String password) {
+        LoopbackClient cli = LoopbackClient.builder().timeout(T).start();
         List<UserAuthFactory> auth = new ArrayList<>();
         auth.add(rogue);
         if (password != null) {
@@ -89,7 +85,7 @@ class KemRejectionTest {
     }
 
     /** Connected, key-exchanged, not yet authenticated. */
-    private static ClientSession connect(PqsshClient cli, PqsshServer srv, String password) throws Exception {
+    private static ClientSession connect(LoopbackClient cli, LoopbackServer srv, String password) throws Exception {
         ClientSession s = cli.sshClient().connect("alice", "127.0.0.1", srv.port()).verify(T).getSession();
         if (password != null) {
             s.addPasswordIdentity(password);
@@ -118,14 +114,14 @@ class KemRejectionTest {
         }
     }
 
-    private static void assertPendingDrains(PqsshServer srv) throws InterruptedException {
+    private static void assertPendingDrains(LoopbackServer srv) throws InterruptedException {
         waitUntil("no KEM challenge is pending (now " + srv.pendingKemChallenges() + ")",
                 () -> srv.pendingKemChallenges() == 0);
     }
 
     /**
      * Collects a client's sessions and copies ClientKemUserAuth.REJECTION when one closes (MINA clears session
-     * attributes after close, and PqsshClient.login closes the session when it throws).
+     * attributes after close, and LoopbackClient.login closes the session when it throws).
      */
     static final class ClientWatch implements SessionListener {
         private static final String NONE = "<none>";
@@ -145,7 +141,7 @@ class KemRejectionTest {
             atClose.put(session, r == null ? NONE : r);
         }
 
-        static ClientWatch on(PqsshClient cli) {
+        static ClientWatch on(LoopbackClient cli) {
             ClientWatch w = new ClientWatch();
             cli.sshClient().addSessionListener(w);
             return w;
@@ -181,10 +177,10 @@ class KemRejectionTest {
     @Test
     void rogueAnsweringHonestlyLogsIn() throws Exception {
         RogueKemClientAuth.Factory rogue = new RogueKemClientAuth.Factory(key768);
-        try (PqsshServer srv = server().kem(settings().build()).start();
-                PqsshClient cli = rogueClient(rogue, null)) {
-            ServerAuthProbe probe = ServerAuthProbe.on(srv);
-            ServerSessionWatch w = ServerSessionWatch.on(srv);
+        try (LoopbackServer srv = LoopbackServer.builder().kem(settings().build()).start();
+                LoopbackClient cli = rogueClient(rogue, null)) {
+            ServerAuthProbe probe = ServerAuthProbe.on(srv.sshd());
+            ServerSessionWatch w = ServerSessionWatch.on(srv.sshd());
             try (ClientSession s = connect(cli, srv, null)) {
                 s.auth().verify(T);
                 assertTrue(s.isAuthenticated());
@@ -202,10 +198,10 @@ class KemRejectionTest {
     @Test
     void unauthorizedKeyGetsFailureAndNoChallenge() throws Exception {
         RogueKemClientAuth.Factory rogue = new RogueKemClientAuth.Factory(other768);
-        try (PqsshServer srv = server().kem(settings().build()).start()) {
-            ServerAuthProbe probe = ServerAuthProbe.on(srv);
-            ServerSessionWatch w = ServerSessionWatch.on(srv);
-            try (PqsshClient cli = rogueClient(rogue, null); ClientSession s = connect(cli, srv, null)) {
+        try (LoopbackServer srv = LoopbackServer.builder().kem(settings().build()).start()) {
+            ServerAuthProbe probe = ServerAuthProbe.on(srv.sshd());
+            ServerSessionWatch w = ServerSessionWatch.on(srv.sshd());
+            try (LoopbackClient cli = rogueClient(rogue, null); ClientSession s = connect(cli, srv, null)) {
                 assertAuthFails(s);
             }
             assertEquals(1, rogue.requests.get());
@@ -213,9 +209,9 @@ class KemRejectionTest {
             assertEquals(1, probe.kemRequests.get());
 
             // the honest client: fails cleanly, never had a challenge to refuse
-            try (PqsshClient cli = client().timeout(T).kemIdentity(KemClientIdentity.of(other768)).start()) {
+            try (LoopbackClient cli = LoopbackClient.builder().timeout(T).kemIdentity(KemClientIdentity.of(other768)).start()) {
                 ClientWatch cw = ClientWatch.on(cli);
-                assertThrows(Exception.class, () -> cli.login("alice", "127.0.0.1", srv.port()));
+                assertThrows(Exception.class, () -> cli.login("alice", srv.port()));
                 assertNull(cw.rejection());
             }
             assertEquals(0, probe.kemResponses.get());
@@ -230,17 +226,17 @@ class KemRejectionTest {
     void algorithmNotAllowedGetsFailureAndNoChallenge() throws Exception {
         RogueKemClientAuth.Factory rogue = new RogueKemClientAuth.Factory(key768);
         KemServerSettings kem = settings().allowedAlgorithms(EnumSet.of(KemAlgorithm.MLKEM1024)).build();
-        try (PqsshServer srv = server().kem(kem).start()) {
-            ServerAuthProbe probe = ServerAuthProbe.on(srv);
-            ServerSessionWatch w = ServerSessionWatch.on(srv);
-            try (PqsshClient cli = rogueClient(rogue, null); ClientSession s = connect(cli, srv, null)) {
+        try (LoopbackServer srv = LoopbackServer.builder().kem(kem).start()) {
+            ServerAuthProbe probe = ServerAuthProbe.on(srv.sshd());
+            ServerSessionWatch w = ServerSessionWatch.on(srv.sshd());
+            try (LoopbackClient cli = rogueClient(rogue, null); ClientSession s = connect(cli, srv, null)) {
                 assertAuthFails(s);
             }
             assertEquals(1, rogue.requests.get());
             assertEquals(0, rogue.challenges.get(), "server issued a challenge for a disallowed algorithm");
-            try (PqsshClient cli = client().timeout(T).kemIdentity(KemClientIdentity.of(key768)).start()) {
+            try (LoopbackClient cli = LoopbackClient.builder().timeout(T).kemIdentity(KemClientIdentity.of(key768)).start()) {
                 ClientWatch cw = ClientWatch.on(cli);
-                assertThrows(Exception.class, () -> cli.login("alice", "127.0.0.1", srv.port()));
+                assertThrows(Exception.class, () -> cli.login("alice", srv.port()));
                 assertNull(cw.rejection());
             }
             assertEquals(0, probe.kemResponses.get());
@@ -251,13 +247,13 @@ class KemRejectionTest {
     @Test
     void methodDisabledOnServerFailsCleanly() throws Exception {
         PasswordAuthenticator pw = (u, p, s) -> "pw".equals(p);
-        try (PqsshServer srv = server().password(pw).start()) {
-            ServerAuthProbe probe = ServerAuthProbe.on(srv);
-            ServerSessionWatch w = ServerSessionWatch.on(srv);
-            try (PqsshClient cli = client().timeout(T).kemIdentity(KemClientIdentity.of(key768)).start()) {
+        try (LoopbackServer srv = LoopbackServer.builder().password(pw).start()) {
+            ServerAuthProbe probe = ServerAuthProbe.on(srv.sshd());
+            ServerSessionWatch w = ServerSessionWatch.on(srv.sshd());
+            try (LoopbackClient cli = LoopbackClient.builder().timeout(T).kemIdentity(KemClientIdentity.of(key768)).start()) {
                 ClientWatch cw = ClientWatch.on(cli);
                 Exception e = assertTimeoutPreemptively(Duration.ofSeconds(15),
-                        () -> assertThrows(Exception.class, () -> cli.login("alice", "127.0.0.1", srv.port())));
+                        () -> assertThrows(Exception.class, () -> cli.login("alice", srv.port())));
                 assertNotNull(e.getMessage());
                 assertNull(cw.rejection());
             }
@@ -299,10 +295,10 @@ class KemRejectionTest {
             sent.set(r);
             return r;
         });
-        try (PqsshServer srv = server().kem(settings().build()).start()) {
-            ServerAuthProbe probe = ServerAuthProbe.on(srv);
-            ServerSessionWatch w = ServerSessionWatch.on(srv);
-            try (PqsshClient cli = rogueClient(rogue, null); ClientSession s = connect(cli, srv, null)) {
+        try (LoopbackServer srv = LoopbackServer.builder().kem(settings().build()).start()) {
+            ServerAuthProbe probe = ServerAuthProbe.on(srv.sshd());
+            ServerSessionWatch w = ServerSessionWatch.on(srv.sshd());
+            try (LoopbackClient cli = rogueClient(rogue, null); ClientSession s = connect(cli, srv, null)) {
                 assertAuthFails(s);
             }
             assertNotNull(honest.get(), "the rogue computed no honest response");
@@ -321,10 +317,10 @@ class KemRejectionTest {
         // wrong response then the correct one back to back: the expected value is single-use
         RogueKemClientAuth.Factory rogue = new RogueKemClientAuth.Factory(key768)
                 .respond(r -> List.of(flipBit(r.honest(), 0), r.honest()));
-        try (PqsshServer srv = server().kem(settings().build()).start()) {
-            ServerAuthProbe probe = ServerAuthProbe.on(srv);
-            ServerSessionWatch w = ServerSessionWatch.on(srv);
-            try (PqsshClient cli = rogueClient(rogue, null); ClientSession s = connect(cli, srv, null)) {
+        try (LoopbackServer srv = LoopbackServer.builder().kem(settings().build()).start()) {
+            ServerAuthProbe probe = ServerAuthProbe.on(srv.sshd());
+            ServerSessionWatch w = ServerSessionWatch.on(srv.sshd());
+            try (LoopbackClient cli = rogueClient(rogue, null); ClientSession s = connect(cli, srv, null)) {
                 assertAuthFails(s);
             }
             assertEquals(2, rogue.responses.get());
@@ -337,9 +333,9 @@ class KemRejectionTest {
     @Test
     void responseReplayedFromAnotherSessionIsRefused() throws Exception {
         RogueKemClientAuth.Factory first = new RogueKemClientAuth.Factory(key768);
-        try (PqsshServer srv = server().kem(settings().build()).start()) {
-            ServerAuthProbe probe = ServerAuthProbe.on(srv);
-            try (PqsshClient cli = rogueClient(first, null); ClientSession s = connect(cli, srv, null)) {
+        try (LoopbackServer srv = LoopbackServer.builder().kem(settings().build()).start()) {
+            ServerAuthProbe probe = ServerAuthProbe.on(srv.sshd());
+            try (LoopbackClient cli = rogueClient(first, null); ClientSession s = connect(cli, srv, null)) {
                 s.auth().verify(T);
                 assertTrue(s.isAuthenticated(), "session 1 must log in so its response is a valid one");
             }
@@ -347,13 +343,13 @@ class KemRejectionTest {
             assertNotNull(captured);
             assertEquals(List.of("publickey-kem"), probe.successes);
 
-            ServerSessionWatch w = ServerSessionWatch.on(srv);
+            ServerSessionWatch w = ServerSessionWatch.on(srv.sshd());
             AtomicReference<byte[]> ownHonest = new AtomicReference<>();
             RogueKemClientAuth.Factory replay = new RogueKemClientAuth.Factory(key768).respond(r -> {
                 ownHonest.set(r.honest());
                 return List.of(captured);
             });
-            try (PqsshClient cli = rogueClient(replay, null); ClientSession s = connect(cli, srv, null)) {
+            try (LoopbackClient cli = rogueClient(replay, null); ClientSession s = connect(cli, srv, null)) {
                 assertAuthFails(s);
             }
             assertEquals(1, replay.responses.get());
@@ -420,19 +416,19 @@ class KemRejectionTest {
             sent.set(out);
             return out;
         }).build();
-        try (PqsshServer srv = server().kem(kem).start();
-                PqsshClient cli = client().timeout(T).kemIdentity(KemClientIdentity.of(key768)).start()) {
-            ServerAuthProbe probe = ServerAuthProbe.on(srv);
-            ServerSessionWatch w = ServerSessionWatch.on(srv);
+        try (LoopbackServer srv = LoopbackServer.builder().kem(kem).start();
+                LoopbackClient cli = LoopbackClient.builder().timeout(T).kemIdentity(KemClientIdentity.of(key768)).start()) {
+            ServerAuthProbe probe = ServerAuthProbe.on(srv.sshd());
+            ServerSessionWatch w = ServerSessionWatch.on(srv.sshd());
             ClientWatch cw = ClientWatch.on(cli);
             if (m.logsIn) {
-                try (ClientSession s = cli.login("alice", "127.0.0.1", srv.port())) {
+                try (ClientSession s = cli.login("alice", srv.port())) {
                     assertTrue(s.isAuthenticated());
                 }
                 assertTrue(w.anyAuthenticated());
                 assertEquals(List.of("publickey-kem"), probe.successes);
             } else {
-                assertThrows(Exception.class, () -> cli.login("alice", "127.0.0.1", srv.port()));
+                assertThrows(Exception.class, () -> cli.login("alice", srv.port()));
                 assertFalse(w.anyAuthenticated());
                 assertTrue(probe.successes.isEmpty(), probe.successes.toString());
                 assertFalse(Arrays.equals(original.get().ciphertext(), sent.get().ciphertext()),
@@ -513,12 +509,12 @@ class KemRejectionTest {
             issued.incrementAndGet();
             return t.apply(c);
         }).build();
-        try (PqsshServer srv = server().kem(kem).start();
-                PqsshClient cli = client().timeout(T).kemIdentity(KemClientIdentity.of(key768)).start()) {
-            ServerAuthProbe probe = ServerAuthProbe.on(srv);
-            ServerSessionWatch w = ServerSessionWatch.on(srv);
+        try (LoopbackServer srv = LoopbackServer.builder().kem(kem).start();
+                LoopbackClient cli = LoopbackClient.builder().timeout(T).kemIdentity(KemClientIdentity.of(key768)).start()) {
+            ServerAuthProbe probe = ServerAuthProbe.on(srv.sshd());
+            ServerSessionWatch w = ServerSessionWatch.on(srv.sshd());
             ClientWatch cw = ClientWatch.on(cli);
-            assertThrows(Exception.class, () -> cli.login("alice", "127.0.0.1", srv.port()));
+            assertThrows(Exception.class, () -> cli.login("alice", srv.port()));
             assertEquals(1, issued.get());
             assertFalse(w.anyAuthenticated());
             String rejection = cw.rejection();
@@ -540,11 +536,11 @@ class KemRejectionTest {
     void tooManyPendingChallengesRefusesUntilTheSlotIsFreed() throws Exception {
         KemServerSettings kem = settings().maxPending(1, 1).build();
         RogueKemClientAuth.Factory holder = new RogueKemClientAuth.Factory(key768).respond(r -> List.of());
-        try (PqsshServer srv = server().kem(kem).start()) {
-            ServerAuthProbe probe = ServerAuthProbe.on(srv);
-            ServerSessionWatch w = ServerSessionWatch.on(srv);
-            try (PqsshClient rogueCli = rogueClient(holder, null);
-                    PqsshClient honest = client().timeout(T).kemIdentity(KemClientIdentity.of(key768)).start()) {
+        try (LoopbackServer srv = LoopbackServer.builder().kem(kem).start()) {
+            ServerAuthProbe probe = ServerAuthProbe.on(srv.sshd());
+            ServerSessionWatch w = ServerSessionWatch.on(srv.sshd());
+            try (LoopbackClient rogueCli = rogueClient(holder, null);
+                    LoopbackClient honest = LoopbackClient.builder().timeout(T).kemIdentity(KemClientIdentity.of(key768)).start()) {
                 ClientSession held = connect(rogueCli, srv, null);
                 try {
                     AuthFuture heldAuth = held.auth();
@@ -552,7 +548,7 @@ class KemRejectionTest {
                             () -> holder.challenges.get() == 1 && srv.pendingKemChallenges() == 1);
 
                     ClientWatch cw = ClientWatch.on(honest);
-                    assertThrows(Exception.class, () -> honest.login("alice", "127.0.0.1", srv.port()));
+                    assertThrows(Exception.class, () -> honest.login("alice", srv.port()));
                     assertNull(cw.rejection(), "the refused client should not even have had a challenge");
                     assertEquals(2, probe.kemRequests.get(), "the second client sent no KEM request");
                     assertEquals(0, probe.kemResponses.get());
@@ -563,7 +559,7 @@ class KemRejectionTest {
                     held.close(true);
                 }
                 assertPendingDrains(srv);
-                try (ClientSession s = honest.login("alice", "127.0.0.1", srv.port())) {
+                try (ClientSession s = honest.login("alice", srv.port())) {
                     assertTrue(s.isAuthenticated());
                 }
                 assertPendingDrains(srv);
@@ -575,10 +571,10 @@ class KemRejectionTest {
     @Test
     void newRequestWhilePendingDropsThePendingState() throws Exception {
         RogueKemClientAuth.Factory holder = new RogueKemClientAuth.Factory(key768).respond(r -> List.of());
-        try (PqsshServer srv = server().kem(settings().build()).start()) {
-            ServerSessionWatch w = ServerSessionWatch.on(srv);
-            ServerAuthProbe probe = ServerAuthProbe.on(srv);
-            try (PqsshClient cli = rogueClient(holder, null); ClientSession s = connect(cli, srv, null)) {
+        try (LoopbackServer srv = LoopbackServer.builder().kem(settings().build()).start()) {
+            ServerSessionWatch w = ServerSessionWatch.on(srv.sshd());
+            ServerAuthProbe probe = ServerAuthProbe.on(srv.sshd());
+            try (LoopbackClient cli = rogueClient(holder, null); ClientSession s = connect(cli, srv, null)) {
                 AuthFuture auth = s.auth();
                 waitUntil("a challenge is pending",
                         () -> holder.challenges.get() == 1 && srv.pendingKemChallenges() == 1);
@@ -600,10 +596,10 @@ class KemRejectionTest {
         KemServerSettings kem = settings().maxPending(1, 1).build();
         RogueKemClientAuth.Factory rogue = new RogueKemClientAuth.Factory(key768);
         rogue.respond(r -> rogue.received.size() == 1 ? List.of() : List.of(rogue.received.get(0).honest()));
-        try (PqsshServer srv = server().kem(kem).start()) {
-            ServerSessionWatch w = ServerSessionWatch.on(srv);
-            ServerAuthProbe probe = ServerAuthProbe.on(srv);
-            try (PqsshClient cli = rogueClient(rogue, null); ClientSession s = connect(cli, srv, null)) {
+        try (LoopbackServer srv = LoopbackServer.builder().kem(kem).start()) {
+            ServerSessionWatch w = ServerSessionWatch.on(srv.sshd());
+            ServerAuthProbe probe = ServerAuthProbe.on(srv.sshd());
+            try (LoopbackClient cli = rogueClient(rogue, null); ClientSession s = connect(cli, srv, null)) {
                 AuthFuture auth = s.auth();
                 waitUntil("a challenge is pending", () -> rogue.challenges.get() == 1);
                 byte[] fields = new SshWriter().putString(key768.algorithm().sshName())
@@ -649,10 +645,10 @@ class KemRejectionTest {
         RogueKemClientAuth.Factory rogue = new RogueKemClientAuth.Factory(key768).rawRequest(kind::fields);
         AtomicInteger passwordCalls = new AtomicInteger();
         KemServerSettings kem = KemServerSettings.builder().authorizer((u, c, a) -> true).build();
-        try (PqsshServer srv = server().kem(kem).password((u, p, s) -> passwordCalls.incrementAndGet() > 0)
+        try (LoopbackServer srv = LoopbackServer.builder().kem(kem).password((u, p, s) -> passwordCalls.incrementAndGet() > 0)
                 .start()) {
-            ServerSessionWatch w = ServerSessionWatch.on(srv);
-            try (PqsshClient cli = rogueClient(rogue, "pw"); ClientSession s = connect(cli, srv, "pw")) {
+            ServerSessionWatch w = ServerSessionWatch.on(srv.sshd());
+            try (LoopbackClient cli = rogueClient(rogue, "pw"); ClientSession s = connect(cli, srv, "pw")) {
                 s.auth().verify(T);
                 assertTrue(s.isAuthenticated(), "password after the failed KEM request");
             }
@@ -688,10 +684,10 @@ class KemRejectionTest {
         AtomicInteger passwordCalls = new AtomicInteger();
         // an authorizer that would accept anything: the refusal must come from parsing
         KemServerSettings kem = KemServerSettings.builder().authorizer((u, c, a) -> true).build();
-        try (PqsshServer srv = server().kem(kem).password((u, p, s) -> passwordCalls.incrementAndGet() > 0)
+        try (LoopbackServer srv = LoopbackServer.builder().kem(kem).password((u, p, s) -> passwordCalls.incrementAndGet() > 0)
                 .start()) {
-            ServerSessionWatch w = ServerSessionWatch.on(srv);
-            try (PqsshClient cli = rogueClient(rogue, "pw"); ClientSession s = connect(cli, srv, "pw")) {
+            ServerSessionWatch w = ServerSessionWatch.on(srv.sshd());
+            try (LoopbackClient cli = rogueClient(rogue, "pw"); ClientSession s = connect(cli, srv, "pw")) {
                 assertAuthFails(s);
                 waitUntil("the client session is closed", () -> s.isClosed() || s.isClosing());
             }
@@ -733,11 +729,11 @@ class KemRejectionTest {
                 key768.algorithm().sshName()).rawRequest(kind::fields);
         AtomicInteger passwordCalls = new AtomicInteger();
         KemServerSettings kem = KemServerSettings.builder().authorizer((u, c, a) -> true).build();
-        try (PqsshServer srv = server().kem(kem).publickey((u, k, s) -> true)
+        try (LoopbackServer srv = LoopbackServer.builder().kem(kem).publickey((u, k, s) -> true)
                 .password((u, p, s) -> passwordCalls.incrementAndGet() > 0 && "pw".equals(p)).start()) {
-            ServerAuthProbe probe = ServerAuthProbe.on(srv);
-            ServerSessionWatch w = ServerSessionWatch.on(srv);
-            try (PqsshClient cli = rogueClient(rogue, "pw"); ClientSession s = connect(cli, srv, "pw")) {
+            ServerAuthProbe probe = ServerAuthProbe.on(srv.sshd());
+            ServerSessionWatch w = ServerSessionWatch.on(srv.sshd());
+            try (LoopbackClient cli = rogueClient(rogue, "pw"); ClientSession s = connect(cli, srv, "pw")) {
                 s.auth().verify(T);
                 assertTrue(s.isAuthenticated());
                 assertFalse(s.isClosed() || s.isClosing());
@@ -761,9 +757,9 @@ class KemRejectionTest {
             return new SshWriter().putString(c.alg()).putString(pk).toByteArray();
         });
         KemServerSettings kem = KemServerSettings.builder().authorizer((u, c, a) -> true).maxPending(1, 1).build();
-        try (PqsshServer srv = server().kem(kem).start()) {
-            ServerSessionWatch w = ServerSessionWatch.on(srv);
-            try (PqsshClient cli = rogueClient(rogue, null); ClientSession s = connect(cli, srv, null)) {
+        try (LoopbackServer srv = LoopbackServer.builder().kem(kem).start()) {
+            ServerSessionWatch w = ServerSessionWatch.on(srv.sshd());
+            try (LoopbackClient cli = rogueClient(rogue, null); ClientSession s = connect(cli, srv, null)) {
                 assertAuthFails(s);
             }
             assertEquals(1, rogue.requests.get());
@@ -771,8 +767,8 @@ class KemRejectionTest {
             assertFalse(w.anyAuthenticated());
             assertPendingDrains(srv);
             // the single slot is still usable
-            try (PqsshClient cli = client().timeout(T).kemIdentity(KemClientIdentity.of(key768)).start();
-                    ClientSession s = cli.login("alice", "127.0.0.1", srv.port())) {
+            try (LoopbackClient cli = LoopbackClient.builder().timeout(T).kemIdentity(KemClientIdentity.of(key768)).start();
+                    ClientSession s = cli.login("alice", srv.port())) {
                 assertTrue(s.isAuthenticated());
             }
         }

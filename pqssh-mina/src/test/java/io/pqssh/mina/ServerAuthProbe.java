@@ -7,12 +7,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.sshd.common.util.buffer.Buffer;
+import org.apache.sshd.server.SshServer;
 import org.apache.sshd.server.auth.UserAuth;
 import org.apache.sshd.server.auth.UserAuthFactory;
 import org.apache.sshd.server.session.ServerSession;
 
 import io.pqssh.core.auth.KemAuthMethod;
-import io.pqssh.server.PqsshServer;
 
 /**
  * Wraps a started server's user-auth methods so a test can see what reached them: how many USERAUTH_REQUESTs per
@@ -28,13 +28,13 @@ final class ServerAuthProbe {
     }
 
     /** Installs the probe; sessions opened afterwards use the wrapped methods. */
-    static ServerAuthProbe on(PqsshServer server) {
+    static ServerAuthProbe on(SshServer server) {
         ServerAuthProbe p = new ServerAuthProbe();
         List<UserAuthFactory> wrapped = new ArrayList<>();
-        for (UserAuthFactory f : server.sshd().getUserAuthFactories()) {
+        for (UserAuthFactory f : server.getUserAuthFactories()) {
             wrapped.add(p.wrap(f));
         }
-        server.sshd().setUserAuthFactories(wrapped);
+        server.setUserAuthFactories(wrapped);
         return p;
     }
 

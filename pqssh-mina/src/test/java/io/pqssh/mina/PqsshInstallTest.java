@@ -6,10 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.security.KeyPair;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,16 +34,15 @@ import io.pqssh.core.kem.KemAlgorithm;
 import io.pqssh.core.kem.KemKeyPair;
 import io.pqssh.mina.auth.KemClientIdentity;
 import io.pqssh.mina.auth.KemServerSettings;
-import io.pqssh.client.PqsshClient;
 import io.pqssh.mina.kex.PqKex;
 
 /**
  * {@link Pqssh#install}: on an application's own, plainly configured MINA {@code SshServer}/{@code SshClient} it
  * adds the post-quantum key exchange, key types and {@code publickey-kem} and leaves everything else as it was, and
- * the result logs in end to end with {@code publickey-kem} (pqssh client to the plain server, plain client with
- * {@code Pqssh.install} to a pqssh server) and still with the application's own password method.
+ * the result logs in end to end with {@code publickey-kem} (plain MINA client and server, both with
+ * {@code Pqssh.install}) and still with the application's own password method.
  */
-class PqSshInstallTest {
+class PqsshInstallTest {
     private static final KeyPair HOST = TestKeys.ed25519();
     private static final List<String> OPENSSH10_PQ_ORDER = List.of("mlkem768x25519-sha256",
             "sntrup761x25519-sha512", "sntrup761x25519-sha512@openssh.com", "mlkem1024nistp384-sha384",
@@ -168,13 +164,10 @@ class PqSshInstallTest {
         });
         Pqssh.install(sshd, kemFor(MlKemKeys.ML_KEM_768));
         sshd.start();
-        try (PqsshClient cli = PqsshClient.builder().serverKeyVerifier(AcceptAllServerKeyVerifier.INSTANCE)
-                .warningSink(w -> { }).kemIdentity(KemClientIdentity.of(MlKemKeys.ML_KEM_768))
-                .preferredAuthentications(List.of("publickey-kem")).start()) {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            int rc = cli.loginAndExec("alice", "127.0.0.1", sshd.getPort(), "hello", out, new ByteArrayOutputStream());
-            assertEquals(0, rc);
-            assertEquals("app:hello\n", out.toString(StandardCharsets.UTF_8));
+        try (LoopbackClient cli = LoopbackClient.builder().kemIdentity(KemClientIdentity.of(MlKemKeys.ML_KEM_768))
+                .start();
+                ClientSession s = cli.login("alice", sshd.getPort())) {
+            assertEquals("app:hello\n", s.executeRemoteCommand("hello"));
             assertEquals("mlkem768x25519-sha256", negotiated.get("kex"));
         } finally {
             sshd.stop(true);
@@ -197,10 +190,10 @@ class PqSshInstallTest {
         } finally {
             plain.stop();
         }
-        try (PqsshClient cli = PqsshClient.builder().serverKeyVerifier(AcceptAllServerKeyVerifier.INSTANCE)
-                .warningSink(w -> { }).kemIdentity(KemClientIdentity.of(MlKemKeys.other()))
-                .preferredAuthentications(List.of("publickey-kem")).start()) {
-            assertThrows(IOException.class, () -> cli.login("alice", "127.0.0.1", sshd.getPort()));
+        try (LoopbackClient cli = LoopbackClient.builder().kemIdentity(KemClientIdentity.of(MlKemKeys.other()))
+                .start()) {
+            CoreModuleProperties.PREFERRED_AUTHS.set(cli.sshClient(), "publickey-kem");
+            assertThrows(IOException.class, () -> cli.login("alice", sshd.getPort()));
         } finally {
             sshd.stop(true);
         }
@@ -249,10 +242,9 @@ class PqSshInstallTest {
                 org.apache.sshd.server.auth.pubkey.UserAuthPublicKeyFactory.INSTANCE));
         Pqssh.install(sshd);
         sshd.start();
-        try (PqsshClient cli = PqsshClient.builder().serverKeyVerifier((s, a, k) -> org.apache.sshd.common.config
-                .keys.KeyUtils.compareKeys(k, host.getPublic())).warningSink(w -> { }).identity(user)
-                .preferredAuthentications(List.of("publickey")).start();
-                ClientSession s = cli.login("dave", "127.0.0.1", sshd.getPort())) {
+        try (LoopbackClient cli = LoopbackClient.builder().serverKeyVerifier((s, a, k) -> org.apache.sshd.common
+                .config.keys.KeyUtils.compareKeys(k, host.getPublic())).identity(user).start();
+                ClientSession s = cli.login("dave", sshd.getPort())) {
             assertEquals("ssh-mldsa-65", s.getNegotiatedKexParameter(KexProposalOption.SERVERKEYS));
             assertEquals("app:pq\n", s.executeRemoteCommand("pq"));
         } finally {

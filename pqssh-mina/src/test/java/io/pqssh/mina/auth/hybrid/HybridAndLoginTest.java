@@ -25,13 +25,15 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import io.pqssh.core.sig.SignatureKeyType;
 import io.pqssh.core.sig.SshSigningKey;
-import io.pqssh.mina.ServerSessionWatch;
-import io.pqssh.client.PqsshClient;
+import io.pqssh.mina.LoopbackClient;
+import io.pqssh.mina.LoopbackServer;
 import io.pqssh.mina.keys.PqKeyPairProvider;
 import io.pqssh.mina.keys.PqKeyPairs;
-import io.pqssh.server.PqsshServer;
 
-/** publickey-hybrid-and over loopback: AND composite user and host keys log in, other key types are refused. */
+/**
+ * publickey-hybrid-and between plain MINA peers with {@code Pqssh.install}: AND composite user and host keys log in,
+ * other key types are refused.
+ */
 class HybridAndLoginTest {
     private static final Duration T = Duration.ofSeconds(30);
     private static final SecureRandom RND = new SecureRandom();
@@ -45,26 +47,25 @@ class HybridAndLoginTest {
     }
 
     /** A server for user alice accepting exactly {@code user}; every key it was asked about is recorded. */
-    static PqsshServer server(KeyPair host, KeyPair user, String methods, List<PublicKey> asked) throws Exception {
-        return PqsshServer.builder().systemShell()
-                .host("127.0.0.1").port(0).hostKeys(PqKeyPairProvider.of(List.of(host)))
+    static LoopbackServer server(KeyPair host, KeyPair user, String methods, List<PublicKey> asked) throws Exception {
+        return LoopbackServer.builder().hostKeys(PqKeyPairProvider.of(List.of(host)))
                 .publickey((u, k, s) -> {
                     asked.add(k);
                     return "alice".equals(u) && KeyUtils.compareKeys(k, user.getPublic());
-                }).authenticationMethods(methods).sftp(false).start();
+                }).auth(ServerHybridAndUserAuthFactory.INSTANCE).only(methods).start();
     }
 
-    /** The pqssh client with {@code publickey-hybrid-and} (or a replacement factory) added in front. */
-    static PqsshClient client(UserAuthFactory hybrid, List<String> preferred) {
-        PqsshClient c = PqsshClient.builder().serverKeyVerifier(AcceptAllServerKeyVerifier.INSTANCE)
-                .warningSink(w -> { }).preferredAuthentications(preferred).start();
+    /** A client with {@code publickey-hybrid-and} (or a replacement factory) added in front. */
+    static LoopbackClient client(UserAuthFactory hybrid, List<String> preferred) {
+        LoopbackClient c = LoopbackClient.builder().start();
         List<UserAuthFactory> f = new ArrayList<>(c.sshClient().getUserAuthFactories());
         f.add(0, hybrid);
         c.sshClient().setUserAuthFactories(f);
+        org.apache.sshd.core.CoreModuleProperties.PREFERRED_AUTHS.set(c.sshClient(), String.join(",", preferred));
         return c;
     }
 
-    static ClientSession login(PqsshClient c, int port, KeyPair... keys) throws Exception {
+    static ClientSession login(LoopbackClient c, int port, KeyPair... keys) throws Exception {
         ClientSession s = c.sshClient().connect("alice", "127.0.0.1", port).verify(T).getSession();
         for (KeyPair k : keys) {
             s.addPublicKeyIdentity(k);
@@ -86,14 +87,14 @@ class HybridAndLoginTest {
         List<PublicKey> asked = new CopyOnWriteArrayList<>();
         for (boolean direct : new boolean[] {false, true}) {
             asked.clear();
-            try (PqsshServer srv = server(host, user, HybridAnd.NAME, asked);
-                    PqsshClient cli = client(new ClientHybridAndUserAuthFactory(direct),
+            try (LoopbackServer srv = server(host, user, HybridAnd.NAME, asked);
+                    LoopbackClient cli = client(new ClientHybridAndUserAuthFactory(direct),
                             List.of(HybridAnd.NAME, "publickey"));
                     ClientSession s = login(cli, srv.port(), ed25519(), user)) {
                 assertTrue(s.isAuthenticated());
                 assertEquals(t.sshName(), s.getNegotiatedKexParameter(KexProposalOption.SERVERKEYS));
                 assertEquals(t.sshName(), KeyUtils.getKeyType(s.getServerKey()));
-                assertEquals("ok\n", PqsshClient.execToString(s, "echo ok", T));
+                assertEquals("ok\n", s.executeRemoteCommand("ok"));
                 // the Ed25519 identity was registered first but never offered under this method
                 assertFalse(asked.isEmpty(), "the authenticator was not consulted");
                 assertTrue(asked.stream().allMatch(k -> KeyUtils.compareKeys(k, user.getPublic())),
@@ -109,8 +110,8 @@ class HybridAndLoginTest {
         KeyPair host = key(SignatureKeyType.ED25519_MLDSA_65);
         KeyPair user = key(SignatureKeyType.ED25519_MLDSA_65);
         List<PublicKey> asked = new CopyOnWriteArrayList<>();
-        try (PqsshServer srv = server(host, user, "publickey", asked);
-                PqsshClient cli = client(new ClientHybridAndUserAuthFactory(), List.of("publickey"));
+        try (LoopbackServer srv = server(host, user, "publickey", asked);
+                LoopbackClient cli = client(new ClientHybridAndUserAuthFactory(), List.of("publickey"));
                 ClientSession s = login(cli, srv.port(), user)) {
             assertTrue(s.isAuthenticated());
         }
@@ -139,19 +140,18 @@ class HybridAndLoginTest {
         KeyPair host = key(SignatureKeyType.ED25519_MLDSA_65);
         KeyPair plain = ed25519();
         List<PublicKey> asked = new CopyOnWriteArrayList<>();
-        try (PqsshServer srv = server(host, plain, HybridAnd.NAME, asked);
-                PqsshClient cli = client(new OfferAnything(), List.of(HybridAnd.NAME))) {
-            ServerSessionWatch w = ServerSessionWatch.on(srv);
+        try (LoopbackServer srv = server(host, plain, HybridAnd.NAME, asked);
+                LoopbackClient cli = client(new OfferAnything(), List.of(HybridAnd.NAME))) {
             Exception e = assertThrows(Exception.class, () -> login(cli, srv.port(), plain).close());
             assertTrue(String.valueOf(e.getMessage()).contains("No more authentication methods"), e.toString());
-            assertFalse(w.anyAuthenticated());
+            assertFalse(srv.anyAuthenticated());
             // refused on its type, before the (accepting) authenticator was asked
             assertTrue(asked.isEmpty(), "authenticator consulted for " + asked);
         }
         // control: the same confused client gets in with a composite key, so the refusal above is the type check
         KeyPair comp = key(SignatureKeyType.ED25519_MLDSA_65);
-        try (PqsshServer srv = server(host, comp, HybridAnd.NAME, asked);
-                PqsshClient cli = client(new OfferAnything(), List.of(HybridAnd.NAME));
+        try (LoopbackServer srv = server(host, comp, HybridAnd.NAME, asked);
+                LoopbackClient cli = client(new OfferAnything(), List.of(HybridAnd.NAME));
                 ClientSession s = login(cli, srv.port(), comp)) {
             assertTrue(s.isAuthenticated());
         }
@@ -163,8 +163,8 @@ class HybridAndLoginTest {
         for (SignatureKeyType t : List.of(SignatureKeyType.MLDSA_65, SignatureKeyType.MLDSA44_ED25519)) {
             KeyPair k = key(t);
             List<PublicKey> asked = new CopyOnWriteArrayList<>();
-            try (PqsshServer srv = server(host, k, HybridAnd.NAME, asked);
-                    PqsshClient cli = client(new OfferAnything(), List.of(HybridAnd.NAME))) {
+            try (LoopbackServer srv = server(host, k, HybridAnd.NAME, asked);
+                    LoopbackClient cli = client(new OfferAnything(), List.of(HybridAnd.NAME))) {
                 assertThrows(Exception.class, () -> login(cli, srv.port(), k).close(), t.sshName());
                 assertTrue(asked.isEmpty(), t + ": authenticator consulted");
             }
