@@ -420,7 +420,10 @@ public final class SshCommand implements Callable<Integer> {
                 .serverKeyVerifier(HostKeyCheck.verifier(config.strictHostKeyChecking(), config.userKnownHostsFiles(),
                         config.globalKnownHostsFiles(),
                         config.flag("HashKnownHosts", false),
-                        host, p, config.batchMode(), log, prompter))
+                        host, p, config.batchMode(), log, prompter, new HostKeyCheck.Enabled(
+                                config.flag("PasswordAuthentication", true),
+                                config.flag("KbdInteractiveAuthentication", true),
+                                config.flag("ForwardAgent", false))))
                 .hostKeyOrderFrom(config.userKnownHostsFile())
                 .requirePostQuantumKex(config.flag("RequirePostQuantumKex", false))
                 .warnWeakCrypto(config.flag("WarnWeakCrypto", true))

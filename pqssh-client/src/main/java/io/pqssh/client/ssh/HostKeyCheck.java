@@ -42,6 +42,21 @@ public final class HostKeyCheck {
      */
     public static ServerKeyVerifier verifier(HostKeyChecking mode, List<Path> userFiles, List<Path> globalFiles,
             boolean hashNames, String host, int port, boolean batchMode, ClientLog log, Prompter prompter) {
+        return verifier(mode, userFiles, globalFiles, hashNames, host, port, batchMode, log, prompter,
+                new Enabled(true, true, false));
+    }
+
+    /**
+     * What this connection would send that a man in the middle could use; under {@code StrictHostKeyChecking no}
+     * ssh names each one it turns off for a changed or revoked key, and only those that were on. Port forwarding is
+     * named by {@link Forwarding#start}, which holds the forwards.
+     */
+    public record Enabled(boolean password, boolean keyboardInteractive, boolean agentForwarding) {
+    }
+
+    public static ServerKeyVerifier verifier(HostKeyChecking mode, List<Path> userFiles, List<Path> globalFiles,
+            boolean hashNames, String host, int port, boolean batchMode, ClientLog log, Prompter prompter,
+            Enabled enabled) {
         String name = KnownHostsFiles.hostName(host, port);
         List<Path> all = new ArrayList<>(userFiles);
         all.addAll(globalFiles);
@@ -77,7 +92,7 @@ public final class HostKeyCheck {
                         log.fatal("Host key verification failed.");
                         yield false;
                     }
-                    yield continueUnsafe(s, log);
+                    yield continueUnsafe(s, log, enabled);
                 }
                 case CHANGED -> {
                     changedBanner(log, name, k, v.line(), userFiles.isEmpty() ? globalFiles : userFiles);
@@ -86,7 +101,7 @@ public final class HostKeyCheck {
                         log.fatal("Host key verification failed.");
                         yield false;
                     }
-                    yield continueUnsafe(s, log);
+                    yield continueUnsafe(s, log, enabled);
                 }
             };
         };
@@ -96,11 +111,16 @@ public final class HostKeyCheck {
      * OpenSSH (sshconnect.c): under "no" a changed or revoked key lets the connection continue, but nothing a man in
      * the middle could capture is sent: no password, no keyboard-interactive answers, no agent, no forwarding.
      */
-    private static boolean continueUnsafe(ClientSession s, ClientLog log) {
-        log.fatal("Password authentication is disabled to avoid man-in-the-middle attacks.");
-        log.fatal("Keyboard-interactive authentication is disabled to avoid man-in-the-middle attacks.");
-        log.fatal("Agent forwarding is disabled to avoid man-in-the-middle attacks.");
-        log.fatal("Port forwarding is disabled to avoid man-in-the-middle attacks.");
+    private static boolean continueUnsafe(ClientSession s, ClientLog log, Enabled enabled) {
+        if (enabled.password()) {
+            log.fatal("Password authentication is disabled to avoid man-in-the-middle attacks.");
+        }
+        if (enabled.keyboardInteractive()) {
+            log.fatal("Keyboard-interactive authentication is disabled to avoid man-in-the-middle attacks.");
+        }
+        if (enabled.agentForwarding()) {
+            log.fatal("Agent forwarding is disabled to avoid man-in-the-middle attacks.");
+        }
         // the user-auth service already holds its method list: ClientSetup's prompts read this attribute and
         // answer nothing, so no password or keyboard-interactive response leaves this client
         s.setAttribute(HOST_KEY_CHANGED, Boolean.TRUE);
