@@ -22,7 +22,6 @@ import io.pqssh.core.auth.KemCredential;
 import io.pqssh.core.auth.KemKeyAuthorizer;
 import io.pqssh.core.keys.authorized.AuthorizedKeyEntry;
 import io.pqssh.core.keys.authorized.AuthorizedKeys;
-import io.pqssh.core.keys.authorized.RejectedLine;
 import io.pqssh.mina.auth.SessionKemKeyAuthorizer;
 import io.pqssh.server.login.AdmittingUserAuthFactory;
 import io.pqssh.server.login.KeyRestrictions;
@@ -74,7 +73,7 @@ public final class FileKeyAuthorizers {
             b.putRawPublicKey(key);
             String addr = address(session);
             boolean refused = AdmittingUserAuthFactory.refused(session, user);
-            Optional<AuthorizedKeyEntry> e = keysFor(user, refused).find(b.getCompactData(), addr, Instant.now());
+            Optional<AuthorizedKeyEntry> e = find(user, refused, b.getCompactData(), addr);
             return !refused && e.isPresent() && accepted(session, e.get());
         };
     }
@@ -84,8 +83,11 @@ public final class FileKeyAuthorizers {
             @Override
             public boolean isAuthorized(ServerSession session, String user, KemCredential credential, String addr) {
                 boolean refused = session != null && AdmittingUserAuthFactory.refused(session, user);
-                Optional<AuthorizedKeyEntry> e = keysFor(user, refused).findKem(credential.algorithm(),
-                        credential.publicKey(), addr, Instant.now());
+                byte[] raw = credential.publicKey();
+                Optional<AuthorizedKeyEntry> e = raw.length != credential.algorithm().publicKeyBytes()
+                        ? Optional.empty()
+                        : find(user, refused, io.pqssh.core.keys.kem.KemPublicKey.blob(credential.algorithm(), raw),
+                                addr);
                 return !refused && e.isPresent() && accepted(session, e.get());
             }
 
@@ -115,28 +117,76 @@ public final class FileKeyAuthorizers {
         return true;
     }
 
-    AuthorizedKeys keysFor(String user) {
-        return keysFor(user, false);
+    /**
+     * The first entry of the user's files that authorizes {@code blob} for this client now, each file streamed
+     * line by line ({@link AuthorizedKeys#find(Path, boolean, byte[], String, Instant)}): what a login costs the
+     * server does not grow with what the user put in the files.
+     */
+    private Optional<AuthorizedKeyEntry> find(String user, boolean decoy, byte[] blob, String addr) {
+        Instant now = Instant.now();
+        for (String pattern : authorizedKeysPattern.split("\\s+")) {
+            Optional<AuthorizedKeyEntry> e = findIn(pattern, user, false, decoy, blob, addr, now);
+            if (e.isPresent()) {
+                return e;
+            }
+        }
+        if (kemFilesConfigured()) {
+            return findIn(authorizedKemKeysPattern, user, true, decoy, blob, addr, now);
+        }
+        return Optional.empty();
     }
 
-    /**
-     * The user's keys; for a user the login policy refused ({@code decoy}: unknown, locked, not allowed) the same
-     * look-ups with sshd's fake home {@code /nonexist} ({@code fakepw()}), so the reply is the one a real account
-     * without the key gets, after the same passwd look-up and path checks.
-     */
-    private AuthorizedKeys keysFor(String user, boolean decoy) {
+    private Optional<AuthorizedKeyEntry> findIn(String pattern, String user, boolean kemFormat, boolean decoy,
+            byte[] blob, String addr, Instant now) {
+        Optional<Path> p = usableFile(pattern, user, decoy);
+        if (p.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return AuthorizedKeys.find(p.get(), kemFormat, blob, addr, now);
+        } catch (IOException e) {
+            LOG.warn("cannot read {}: {}", p.get(), e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    private boolean kemFilesConfigured() {
+        return authorizedKemKeysPattern != null && !authorizedKemKeysPattern.isBlank()
+                && !"none".equalsIgnoreCase(authorizedKemKeysPattern);
+    }
+
+    /** Every entry of the user's files (for tests and tools; logins use {@link #find}). */
+    AuthorizedKeys keysFor(String user) {
         List<AuthorizedKeys> parts = new ArrayList<>();
         for (String pattern : authorizedKeysPattern.split("\\s+")) {
-            load(pattern, user, false, decoy).ifPresent(parts::add);
+            load(pattern, user, false).ifPresent(parts::add);
         }
-        if (authorizedKemKeysPattern != null && !authorizedKemKeysPattern.isBlank()
-                && !"none".equalsIgnoreCase(authorizedKemKeysPattern)) {
-            load(authorizedKemKeysPattern, user, true, decoy).ifPresent(parts::add);
+        if (kemFilesConfigured()) {
+            load(authorizedKemKeysPattern, user, true).ifPresent(parts::add);
         }
         return AuthorizedKeys.of(parts.toArray(AuthorizedKeys[]::new));
     }
 
-    private Optional<AuthorizedKeys> load(String pattern, String user, boolean kemFormat, boolean decoy) {
+    private Optional<AuthorizedKeys> load(String pattern, String user, boolean kemFormat) {
+        Optional<Path> p = usableFile(pattern, user, false);
+        if (p.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(kemFormat ? AuthorizedKeys.loadKemKeys(p.get()) : AuthorizedKeys.load(p.get()));
+        } catch (IOException e) {
+            LOG.warn("cannot read {}: {}", p.get(), e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * The file {@code pattern} names for the user, when it exists and StrictModes allows it; for a user the login
+     * policy refused ({@code decoy}: unknown, locked, not allowed) the same look-ups with sshd's fake home
+     * {@code /nonexist} ({@code fakepw()}), so the reply is the one a real account without the key gets, after the
+     * same passwd look-up and path checks.
+     */
+    private Optional<Path> usableFile(String pattern, String user, boolean decoy) {
         if ("none".equalsIgnoreCase(pattern)) {
             return Optional.empty();
         }
@@ -148,26 +198,23 @@ public final class FileKeyAuthorizers {
         if (p.isEmpty() || !Files.isRegularFile(p.get())) {
             return Optional.empty();
         }
-        try {
-            if (strictModes) {
-                Optional<String> why = UserPaths.strictModesRefusal(p.get(), user, home);
-                if (why.isPresent()) {
-                    if (!why.get().equals(refused.put(p.get(), why.get()))) {
-                        refusalLog.accept("StrictModes: ignoring " + p.get() + " for " + user + ": " + why.get());
-                    }
-                    return Optional.empty();
+        if (strictModes) {
+            Optional<String> why;
+            try {
+                why = UserPaths.strictModesRefusal(p.get(), user, home);
+            } catch (IOException e) {
+                LOG.warn("cannot read {}: {}", p.get(), e.getMessage());
+                return Optional.empty();
+            }
+            if (why.isPresent()) {
+                if (!why.get().equals(refused.put(p.get(), why.get()))) {
+                    refusalLog.accept("StrictModes: ignoring " + p.get() + " for " + user + ": " + why.get());
                 }
-                refused.remove(p.get());
+                return Optional.empty();
             }
-            AuthorizedKeys k = kemFormat ? AuthorizedKeys.loadKemKeys(p.get()) : AuthorizedKeys.load(p.get());
-            for (RejectedLine r : k.rejected()) {
-                LOG.warn("{}", r);
-            }
-            return Optional.of(k);
-        } catch (IOException e) {
-            LOG.warn("cannot read {}: {}", p.get(), e.getMessage());
-            return Optional.empty();
+            refused.remove(p.get());
         }
+        return p;
     }
 
     private static String address(ServerSession session) {

@@ -1,8 +1,6 @@
 package io.pqssh.core.keys.authorized;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -69,8 +67,12 @@ public final class AuthorizedKeys {
         return load(file, ZoneId.systemDefault());
     }
 
+    /**
+     * Loads every entry of an {@code authorized_keys} file, line by line ({@link BoundedLines}: a line longer than
+     * {@link BoundedLines#MAX_LINE_BYTES} is skipped as rejected, the file is never read whole).
+     */
     public static AuthorizedKeys load(Path file, ZoneId zone) throws IOException {
-        return parse(new String(Files.readAllBytes(file), StandardCharsets.UTF_8), file.toString(), zone);
+        return loadAll(file, zone, false);
     }
 
     public static AuthorizedKeys parse(String content, String source) {
@@ -78,83 +80,157 @@ public final class AuthorizedKeys {
     }
 
     public static AuthorizedKeys parse(String content, String source, ZoneId zone) {
-        List<AuthorizedKeyEntry> entries = new ArrayList<>();
-        List<RejectedLine> rejected = new ArrayList<>();
-        String[] lines = content.split("\n", -1);
-        for (int i = 0; i < lines.length; i++) {
-            String line = stripLine(lines[i]);
-            if (line.isEmpty() || line.startsWith("#")) {
-                continue;
-            }
-            try {
-                entries.add(parseLine(line, source, i + 1, zone));
-            } catch (KeyFileException e) {
-                reject(rejected, source, i + 1, e.getMessage());
-            }
-        }
-        return new AuthorizedKeys(entries, rejected);
+        return parseAll(content, source, zone, false);
     }
 
-    /** Loads the research implementation's {@code authorized_kem_keys}. */
+    /** Loads the research implementation's {@code authorized_kem_keys}, line by line as {@link #load(Path, ZoneId)}. */
     public static AuthorizedKeys loadKemKeys(Path file) throws IOException {
-        return parseKemKeys(new String(Files.readAllBytes(file), StandardCharsets.UTF_8), file.toString());
+        return loadAll(file, ZoneId.systemDefault(), true);
     }
 
     public static AuthorizedKeys parseKemKeys(String content, String source) {
-        List<AuthorizedKeyEntry> entries = new ArrayList<>();
-        List<RejectedLine> rejected = new ArrayList<>();
+        return parseAll(content, source, ZoneId.systemDefault(), true);
+    }
+
+    /**
+     * sshd's look-up in one file, streamed: the first entry for {@code publicKeyBlob} that the client may use now
+     * (as {@link #find(byte[], String, Instant)}), reading line by line and keeping nothing else, so the memory a
+     * login costs does not grow with the file (a user's sparse 512 MB {@code authorized_keys}). A line longer than
+     * {@link BoundedLines#MAX_LINE_BYTES} is skipped and reading goes on, as sshd goes on past a line it cannot use;
+     * the first {@value #LOGGED_REJECTIONS} skipped lines are logged, then one count.
+     */
+    public static Optional<AuthorizedKeyEntry> find(Path file, boolean kemFormat, byte[] publicKeyBlob,
+            String clientAddress, Instant now) throws IOException {
+        String source = file.toString();
+        ZoneId zone = ZoneId.systemDefault();
+        int rejected = 0;
+        try (BoundedLines lines = BoundedLines.open(file)) {
+            for (BoundedLines.Line l; (l = lines.next()) != null;) {
+                AuthorizedKeyEntry e;
+                try {
+                    e = parseNumbered(l, source, zone, kemFormat);
+                } catch (KeyFileException ex) {
+                    if (++rejected <= LOGGED_REJECTIONS) {
+                        LOG.warn("{}:{}: skipped: {}", source, l.number(), ex.getMessage());
+                    }
+                    continue;
+                }
+                if (e != null && e.matchesBlob(publicKeyBlob) && !e.options().certAuthority()
+                        && e.denialReason(clientAddress, null, now).isEmpty()) {
+                    return Optional.of(e);
+                }
+            }
+        } finally {
+            if (rejected > LOGGED_REJECTIONS) {
+                LOG.warn("{}: {} more lines skipped", source, rejected - LOGGED_REJECTIONS);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** How many skipped lines of one file are logged one by one (a file of bad lines must not flood the log). */
+    static final int LOGGED_REJECTIONS = 10;
+    /** How many skipped lines {@link #rejected()} keeps. */
+    static final int KEPT_REJECTIONS = 100;
+
+    private static AuthorizedKeys loadAll(Path file, ZoneId zone, boolean kemFormat) throws IOException {
+        Collected c = new Collected(file.toString());
+        try (BoundedLines lines = BoundedLines.open(file)) {
+            for (BoundedLines.Line l; (l = lines.next()) != null;) {
+                c.add(l, zone, kemFormat);
+            }
+        }
+        return c.done();
+    }
+
+    private static AuthorizedKeys parseAll(String content, String source, ZoneId zone, boolean kemFormat) {
+        Collected c = new Collected(source);
         String[] lines = content.split("\n", -1);
         for (int i = 0; i < lines.length; i++) {
-            String line = stripLine(lines[i]);
-            if (line.isEmpty() || line.startsWith("#")) {
-                continue;
-            }
-            String[] parts = line.split("[ \t]+", 3);
-            Optional<KemAlgorithm> alg = KemAlgorithm.fromName(parts[0]);
-            if (alg.isEmpty()) {
-                reject(rejected, source, i + 1, "unknown KEM algorithm '" + parts[0] + "'");
-                continue;
-            }
-            if (parts.length < 2) {
-                reject(rejected, source, i + 1, "missing public key after '" + parts[0] + "'");
-                continue;
-            }
-            byte[] raw;
-            try {
-                raw = Base64.getDecoder().decode(parts[1]);
-            } catch (IllegalArgumentException e) {
-                reject(rejected, source, i + 1, "invalid base64 public key: " + e.getMessage());
-                continue;
-            }
-            try {
-                KemPublicKey.checkEncapsulationKey(alg.get(), raw);
-            } catch (KeyFileException e) {
-                reject(rejected, source, i + 1, e.getMessage());
-                continue;
-            }
-            KemPublicKey k = new KemPublicKey(alg.get(), raw);
-            entries.add(new AuthorizedKeyEntry(source, i + 1, AuthorizedKeyEntry.Format.AUTHORIZED_KEM_KEYS,
-                    k.algorithm().sshName(), k.blob(), parts.length > 2 ? parts[2] : "", AuthorizedKeyOptions.NONE,
-                    k));
+            String text = lines[i].endsWith("\r") ? lines[i].substring(0, lines[i].length() - 1) : lines[i];
+            c.add(new BoundedLines.Line(i + 1, text, false), zone, kemFormat);
         }
-        return new AuthorizedKeys(entries, rejected);
+        return c.done();
+    }
+
+    /** Entries and (a bounded number of) skipped lines of one file, in order. */
+    private static final class Collected {
+        private final String source;
+        private final List<AuthorizedKeyEntry> entries = new ArrayList<>();
+        private final List<RejectedLine> rejected = new ArrayList<>();
+        private long rejectedCount;
+
+        Collected(String source) {
+            this.source = source;
+        }
+
+        void add(BoundedLines.Line l, ZoneId zone, boolean kemFormat) {
+            try {
+                AuthorizedKeyEntry e = parseNumbered(l, source, zone, kemFormat);
+                if (e != null) {
+                    entries.add(e);
+                }
+            } catch (KeyFileException e) {
+                rejectedCount++;
+                if (rejected.size() < KEPT_REJECTIONS) {
+                    rejected.add(new RejectedLine(source, (int) Math.min(Integer.MAX_VALUE, l.number()),
+                            e.getMessage()));
+                }
+                if (rejectedCount <= LOGGED_REJECTIONS) {
+                    LOG.warn("{}:{}: skipped: {}", source, l.number(), e.getMessage());
+                }
+            }
+        }
+
+        AuthorizedKeys done() {
+            if (rejectedCount > LOGGED_REJECTIONS) {
+                LOG.warn("{}: {} more lines skipped", source, rejectedCount - LOGGED_REJECTIONS);
+            }
+            return new AuthorizedKeys(entries, rejected);
+        }
+    }
+
+    /** One line as an entry; null for a blank or comment line; KeyFileException for a line sshd would skip. */
+    private static AuthorizedKeyEntry parseNumbered(BoundedLines.Line l, String source, ZoneId zone,
+            boolean kemFormat) throws KeyFileException {
+        if (l.tooLong()) {
+            throw new KeyFileException("line longer than " + BoundedLines.MAX_LINE_BYTES + " bytes");
+        }
+        String line = l.text().strip();
+        if (line.isEmpty() || line.startsWith("#")) {
+            return null;
+        }
+        int n = (int) Math.min(Integer.MAX_VALUE, l.number());
+        return kemFormat ? parseKemLine(line, source, n) : parseLine(line, source, n, zone);
+    }
+
+    /** One line of {@code authorized_kem_keys}: {@code <alg> <base64 raw pk> [comment]}. */
+    private static AuthorizedKeyEntry parseKemLine(String line, String source, int lineNumber)
+            throws KeyFileException {
+        String[] parts = line.split("[ \t]+", 3);
+        Optional<KemAlgorithm> alg = KemAlgorithm.fromName(parts[0]);
+        if (alg.isEmpty()) {
+            throw new KeyFileException("unknown KEM algorithm '" + parts[0] + "'");
+        }
+        if (parts.length < 2) {
+            throw new KeyFileException("missing public key after '" + parts[0] + "'");
+        }
+        byte[] raw;
+        try {
+            raw = Base64.getDecoder().decode(parts[1]);
+        } catch (IllegalArgumentException e) {
+            throw new KeyFileException("invalid base64 public key: " + e.getMessage());
+        }
+        KemPublicKey.checkEncapsulationKey(alg.get(), raw);
+        KemPublicKey k = new KemPublicKey(alg.get(), raw);
+        return new AuthorizedKeyEntry(source, lineNumber, AuthorizedKeyEntry.Format.AUTHORIZED_KEM_KEYS,
+                k.algorithm().sshName(), k.blob(), parts.length > 2 ? parts[2] : "", AuthorizedKeyOptions.NONE, k);
     }
 
     /** A line for {@code authorized_kem_keys}. */
     public static String formatKemKeyLine(KemPublicKey key, String comment) {
         String s = key.algorithm().sshName() + " " + Base64.getEncoder().encodeToString(key.raw());
         return comment == null || comment.isEmpty() ? s : s + " " + comment;
-    }
-
-    private static String stripLine(String l) {
-        String s = l.endsWith("\r") ? l.substring(0, l.length() - 1) : l;
-        return s.strip();
-    }
-
-    private static void reject(List<RejectedLine> rejected, String source, int line, String reason) {
-        RejectedLine r = new RejectedLine(source, line, reason);
-        rejected.add(r);
-        LOG.warn("{}:{}: skipped: {}", source, line, reason);
     }
 
     // ---------------------------------------------------------------- one authorized_keys line
