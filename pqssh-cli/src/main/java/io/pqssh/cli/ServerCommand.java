@@ -36,7 +36,8 @@ import picocli.CommandLine.Option;
                 "Keywords (file or -o): Port, ListenAddress, HostKey, PidFile, AuthorizedKeysFile,",
                 "AuthorizedKEMKeysFile, KEMAuthentication, KEMAuthAlgorithms, AuthenticationMethods,",
                 "PubkeyAuthentication, PasswordAuthentication, PasswordFile, KexAlgorithms, RequirePostQuantumKex,",
-                "MaxAuthTries, MaxSessions, LoginGraceTime, MaxPendingKEMChallenges, Subsystem sftp, AllowTcpForwarding, PermitOpen,",
+                "MaxAuthTries, MaxSessions, ClientAliveInterval, ClientAliveCountMax, ChannelTimeout,",
+                "UnusedConnectionTimeout, LoginGraceTime, MaxPendingKEMChallenges, Subsystem sftp, AllowTcpForwarding, PermitOpen,",
                 "PermitListen, GatewayPorts, AllowAgentForwarding, DisableForwarding, AllowStreamLocalForwarding,",
                 "StreamLocalBindMask, StreamLocalBindUnlink, AllowUsers, DenyUsers, AllowGroups, DenyGroups,",
                 "PrintMotd, MotdFile, PermitUserRC, PrintLastLog.",
@@ -179,7 +180,7 @@ public final class ServerCommand implements Callable<Integer> {
         PqsshServer.Builder b = PqsshServer.builder().host(c.listenAddress).port(c.port)
                 .hostKeys(hostKeys(c.hostKeys)).kex(c.kexAlgorithms).requirePostQuantumKex(c.requirePostQuantumKex)
                 .authenticationMethods(c.authenticationMethods).maxAuthTries(c.maxAuthTries)
-                .maxSessions(c.maxSessions)
+                .maxSessions(c.maxSessions).connectionTimeouts(c.timeouts)
                 .loginGraceTime(c.loginGraceTime).sftp(c.sftp).preAuthLimits(c.preAuth)
                 // as sshd: root runs each session as the login's account; anyone else can only log in as itself
                 .logins(io.pqssh.server.login.LoginPolicy.forThisProcess().withAccessLists(c.access))

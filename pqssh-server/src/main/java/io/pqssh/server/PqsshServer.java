@@ -137,6 +137,8 @@ public final class PqsshServer implements AutoCloseable {
         private List<String> acceptEnv = List.of();
         private io.pqssh.server.session.LoginRecords.Settings loginRecords;
         private int maxSessions = io.pqssh.server.session.SessionLimit.DEFAULT;
+        private io.pqssh.server.session.ConnectionTimeouts.Settings timeouts =
+                io.pqssh.server.session.ConnectionTimeouts.Settings.NONE;
 
         public Builder host(String host) {
             this.host = host;
@@ -323,6 +325,15 @@ public final class PqsshServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * sshd's ClientAliveInterval, ClientAliveCountMax, ChannelTimeout and UnusedConnectionTimeout (default none:
+         * an idle connection stays open for ever, as with sshd; MINA's own 10-minute idle timeout is always off).
+         */
+        public Builder connectionTimeouts(io.pqssh.server.session.ConnectionTimeouts.Settings settings) {
+            this.timeouts = Objects.requireNonNull(settings);
+            return this;
+        }
+
         /** SFTP (default off): as the JVM's user, or under {@link #logins} as the login's account. */
         public Builder sftp(boolean enabled) {
             this.sftp = enabled;
@@ -455,6 +466,10 @@ public final class PqsshServer implements AutoCloseable {
             // pqssh's own user-auth service counts MaxAuthTries the sshd way; MINA's request counter stays out
             CoreModuleProperties.MAX_AUTH_REQUESTS.set(sshd, Integer.MAX_VALUE);
             CoreModuleProperties.AUTH_TIMEOUT.set(sshd, loginGraceTime);
+            // sshd keeps an idle session for ever; MINA would cut it after 10 minutes ("Detected IdleTimeout").
+            // The keywords that do end idle connections are ConnectionTimeouts'.
+            CoreModuleProperties.IDLE_TIMEOUT.set(sshd, Duration.ZERO);
+            io.pqssh.server.session.ConnectionTimeouts.install(sshd, timeouts);
             sshd.setServiceFactories(List.of(
                     new PqsshUserAuthServiceFactory(new PqsshUserAuthServiceFactory.Settings(maxAuthTries, methods,
                             validUser)),

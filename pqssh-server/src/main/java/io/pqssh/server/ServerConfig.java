@@ -39,6 +39,9 @@ public final class ServerConfig {
     public int maxAuthTries = 6;
     /** {@code MaxSessions}: open session channels per connection (sshd's default 10). */
     public int maxSessions = io.pqssh.server.session.SessionLimit.DEFAULT;
+    /** ClientAliveInterval, ClientAliveCountMax, ChannelTimeout, UnusedConnectionTimeout (sshd's: all off). */
+    public io.pqssh.server.session.ConnectionTimeouts.Settings timeouts =
+            io.pqssh.server.session.ConnectionTimeouts.Settings.NONE;
     public Duration loginGraceTime = Duration.ofSeconds(120);
     public int maxPendingKemChallenges = 1024;
     public int maxPendingKemChallengesPerSource = 32;
@@ -129,6 +132,21 @@ public final class ServerConfig {
                 case "strictmodes" -> strictModes = yesNo(value);
                 case "maxauthtries" -> maxAuthTries = positive(value);
                 case "maxsessions" -> maxSessions = nonNegative(value);
+                case "clientaliveinterval" -> timeouts = new io.pqssh.server.session.ConnectionTimeouts.Settings(
+                        duration(value), timeouts.clientAliveCountMax(), timeouts.channelTimeouts(),
+                        timeouts.unusedConnectionTimeout());
+                case "clientalivecountmax" -> timeouts = new io.pqssh.server.session.ConnectionTimeouts.Settings(
+                        timeouts.clientAliveInterval(), nonNegative(value), timeouts.channelTimeouts(),
+                        timeouts.unusedConnectionTimeout());
+                case "channeltimeout" -> timeouts = new io.pqssh.server.session.ConnectionTimeouts.Settings(
+                        timeouts.clientAliveInterval(), timeouts.clientAliveCountMax(),
+                        io.pqssh.server.session.ConnectionTimeouts.Settings.parseChannelTimeouts(value,
+                                ServerConfig::duration),
+                        timeouts.unusedConnectionTimeout());
+                case "unusedconnectiontimeout" -> timeouts =
+                        new io.pqssh.server.session.ConnectionTimeouts.Settings(timeouts.clientAliveInterval(),
+                                timeouts.clientAliveCountMax(), timeouts.channelTimeouts(),
+                                value.equalsIgnoreCase("none") ? java.time.Duration.ZERO : duration(value));
                 case "logingracetime" -> loginGraceTime = duration(value);
                 case "maxpendingkemchallenges" -> {
                     String[] p = value.split(":", -1);

@@ -49,7 +49,12 @@ public class PqsshServerSession extends ServerSessionImpl {
 
     private static final String USERAUTH = "ssh-userauth";
 
+    /** Set on the server by the server product's ConnectionTimeouts when a timeout needs {@link ChannelActivity}. */
+    public static final org.apache.sshd.common.AttributeRepository.AttributeKey<Boolean> TRACK_ACTIVITY =
+            new org.apache.sshd.common.AttributeRepository.AttributeKey<>();
+
     private final PacketLimit packetLimit;
+    private final ChannelActivity activity;
     private volatile String authUser;
     private volatile boolean authUserValid = true;
     private volatile boolean peerDisconnected;
@@ -60,6 +65,7 @@ public class PqsshServerSession extends ServerSessionImpl {
             throws Exception {
         super(server, ioSession);
         this.packetLimit = packetLimit;
+        this.activity = Boolean.TRUE.equals(server.getAttribute(TRACK_ACTIVITY)) ? new ChannelActivity() : null;
         addCloseFutureListener(f -> logClosed());
     }
 
@@ -95,7 +101,23 @@ public class PqsshServerSession extends ServerSessionImpl {
             disconnect(SshConstants.SSH2_DISCONNECT_PROTOCOL_ERROR, "packet too large before authentication");
             return;
         }
+        if (activity != null) {
+            activity.received(buffer);
+        }
         super.handleMessage(buffer);
+    }
+
+    @Override
+    public org.apache.sshd.common.io.IoWriteFuture writePacket(Buffer buffer) throws IOException {
+        if (activity != null) {
+            activity.sent(buffer);
+        }
+        return super.writePacket(buffer);
+    }
+
+    /** The packet-level activity the timeouts read; null when no timeout is configured. */
+    public ChannelActivity activity() {
+        return activity;
     }
 
     @Override
