@@ -63,8 +63,20 @@ final class ForwardedAgentServer implements SshAgentServer {
             return;
         }
         UserPrincipal owner = dir.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(user);
-        Files.setOwner(dir, owner);
-        Files.setOwner(path, owner);
+        handOver(dir, path, owner);
+    }
+
+    /**
+     * The socket first, without following a link, then its directory: once the account owns the directory it can
+     * put a symlink where the socket was, and a chown through that link (what {@code Files.setOwner} does) would
+     * give it any file root can name, {@code /etc/shadow} included. Until the directory is handed over only root
+     * can reach the socket.
+     */
+    static void handOver(Path dir, Path socket, UserPrincipal owner) throws IOException {
+        Files.getFileAttributeView(socket, java.nio.file.attribute.PosixFileAttributeView.class,
+                java.nio.file.LinkOption.NOFOLLOW_LINKS).setOwner(owner);
+        Files.getFileAttributeView(dir, java.nio.file.attribute.PosixFileAttributeView.class,
+                java.nio.file.LinkOption.NOFOLLOW_LINKS).setOwner(owner);
     }
 
     @Override
