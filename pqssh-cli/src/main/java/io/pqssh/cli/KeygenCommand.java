@@ -31,12 +31,16 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code pqssh keygen}: ssh-keygen's key generation and key/known_hosts/SSHSIG operations (docs/keygen.md). */
-@Command(name = "keygen", mixinStandardHelpOptions = true,
+@Command(name = "keygen",
         description = {"Generate and manage keys in OpenSSH's file formats, as ssh-keygen.",
                 "Types: rsa ecdsa ed25519 mldsa44-ed25519 mlkem512 mlkem768 mlkem1024 mldsa44 mldsa65 mldsa87"
                         + " slhdsa128f slhdsa192f slhdsa256f falcon512 falcon1024 ed25519-mldsa65 ed25519-slhdsa192f"
                         + " (or full SSH names). See docs/keygen.md."})
 public final class KeygenCommand implements Callable<Integer> {
+    // no mixinStandardHelpOptions: ssh-keygen's -h (host certificate) and -V (validity) take its -h/-V
+    @Option(names = "--help", usageHelp = true, description = "Show this help message and exit.")
+    boolean help;
+
     @Option(names = "-t", description = "Key type to generate (default mlkem768).", defaultValue = "mlkem768")
     String type;
 
@@ -91,16 +95,35 @@ public final class KeygenCommand implements Callable<Integer> {
             + " < msg).")
     String sigOperation;
 
-    @Option(names = "-n", description = "SSHSIG namespace (with -Y).")
+    @Option(names = "-n", description = "SSHSIG namespace (with -Y); comma-separated principals (with -s CA).")
     String namespace;
 
-    @Option(names = "-I", description = "Signer identity (with -Y verify).")
+    @Option(names = "-I", description = "Signer identity (with -Y verify); certificate key id (with -s CA).")
     String identity;
 
-    @Option(names = "-s", description = "Signature file (with -Y verify|find-principals|check-novalidate).")
+    @Option(names = "-s", description = "Signature file (with -Y verify|find-principals|check-novalidate);"
+            + " otherwise the CA private key that certifies the public keys given (writes KEY-cert.pub).")
     Path signatureFile;
 
-    @Parameters(paramLabel = "FILE", description = "Files to sign (with -Y sign).")
+    @Option(names = "-h", description = "With -s: a host certificate (default: user).")
+    boolean hostCertificate;
+
+    @Option(names = "-V", paramLabel = "INTERVAL", description = "With -s: validity from:to ([+-]time, YYYYMMDD[HHMM[SS]][Z],"
+            + " 0xSECONDS, always, forever) or +time (default: forever).")
+    String validity;
+
+    @Option(names = "-z", paramLabel = "SERIAL", description = "With -s: the certificate serial number (default 0).")
+    String serial;
+
+    @Option(names = "-O", paramLabel = "OPTION", description = "With -s: clear, force-command=CMD,"
+            + " source-address=LIST, verify-required, no-/permit-{agent-forwarding,port-forwarding,pty,user-rc,"
+            + "x11-forwarding}, critical:NAME[=V], extension:NAME[=V] (repeatable).")
+    List<String> certOptions = new ArrayList<>();
+
+    @Option(names = "-L", description = "Print the certificate(s) in -f FILE as ssh-keygen -L.")
+    boolean listCertificate;
+
+    @Parameters(paramLabel = "FILE", description = "Files to sign (with -Y sign); public keys to certify (with -s).")
     List<Path> files = new ArrayList<>();
 
     @Option(names = "-e", description = "Export in the research implementation's formats: from a private ML-KEM"
@@ -119,6 +142,14 @@ public final class KeygenCommand implements Callable<Integer> {
         FingerprintHash hash = FingerprintHash.parse(fingerprintHash);
         if (sigOperation != null) {
             return signatureOperation();
+        }
+        if (listCertificate) {
+            requireFile("-L needs -f FILE");
+            return KeygenCertificates.list(file, System.out);
+        }
+        if (signatureFile != null) {
+            return KeygenCertificates.sign(new KeygenCertificates.Request(signatureFile, passphrase, identity,
+                    hostCertificate, namespace, validity, serial, certOptions, files), System.err);
         }
         if (allHostKeys) {
             HostKeySet.generateMissing(HostKeySet.directory(file == null ? null : file.toString()),

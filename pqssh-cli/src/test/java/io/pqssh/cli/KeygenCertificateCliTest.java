@@ -1,0 +1,127 @@
+package io.pqssh.cli;
+
+import static io.pqssh.cli.CliHarness.pub;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code pqssh keygen -s} / {@code -L} against Debian's ssh-keygen 9.2 and sshd: the same listing for the same
+ * certificate, and sshd accepting a pqssh-signed Ed25519 user certificate through TrustedUserCAKeys.
+ */
+class KeygenCertificateCliTest {
+    private static CliHarness.Result sshKeygen(Path dir, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(CliHarness.SSH_KEYGEN.toString()));
+        cmd.addAll(List.of(args));
+        return CliHarness.exec(dir, cmd);
+    }
+
+    private static CliHarness.Result ok(CliHarness.Result r) {
+        assertEquals(0, r.rc(), r.all());
+        return r;
+    }
+
+    @Test
+    void listingsMatchSshKeygenBothWays(@TempDir Path dir) throws Exception {
+        Path ca = CliHarness.sshKeygen(dir.resolve("ca"), "ed25519");
+        Path user = CliHarness.sshKeygen(dir.resolve("id_ecdsa"), "ecdsa");
+        String[] opts = {"-I", "alice@corp", "-n", "alice,root", "-V", "20260101:20300101123456", "-z", "77",
+            "-O", "force-command=/usr/bin/id", "-O", "source-address=127.0.0.1/32,::1", "-O", "no-pty",
+            "-O", "extension:login@example.com=alice", "-O", "critical:crit@example.com"};
+        List<String> args = new ArrayList<>(List.of("keygen", "-s", ca.toString()));
+        args.addAll(List.of(opts));
+        args.add(pub(user).toString());
+        CliHarness.Result signed = ok(CliHarness.pqssh(args.toArray(String[]::new)));
+        Path cert = dir.resolve("id_ecdsa-cert.pub");
+        assertTrue(signed.err().contains("Signed user key " + cert + ": id \"alice@corp\" serial 77 for alice,root"
+                + " valid from 2026-01-01T00:00:00 to 2030-01-01T12:34:56"), signed.all());
+        assertTrue(Files.readString(cert).strip().endsWith(" pqssh-test-id_ecdsa"), "keeps the key's comment");
+        String theirs = ok(sshKeygen(dir, "-L", "-f", cert.toString())).out();
+        assertEquals(theirs, ok(CliHarness.pqssh("keygen", "-L", "-f", cert.toString())).out());
+        assertTrue(theirs.contains("source-address 127.0.0.1/32,::1") && theirs.contains("crit@example.com UNKNOWN"
+                + " FLAG OPTION"), theirs);
+
+        // the same options through ssh-keygen, host certificate too: pqssh -L prints what ssh-keygen -L prints
+        List<String> theirArgs = new ArrayList<>(List.of("-q", "-s", ca.toString()));
+        theirArgs.addAll(List.of(opts));
+        theirArgs.addAll(List.of("-O", "clear", "-O", "permit-agent-forwarding", pub(user).toString()));
+        ok(sshKeygen(dir, theirArgs.toArray(String[]::new)));
+        assertEquals(ok(sshKeygen(dir, "-L", "-f", cert.toString())).out(),
+                ok(CliHarness.pqssh("keygen", "-L", "-f", cert.toString())).out());
+        ok(sshKeygen(dir, "-q", "-s", ca.toString(), "-h", "-I", "web", "-V", "-1d:forever", pub(user).toString()));
+        assertEquals(ok(sshKeygen(dir, "-L", "-f", cert.toString())).out(),
+                ok(CliHarness.pqssh("keygen", "-L", "-f", cert.toString())).out());
+    }
+
+    @Test
+    void postQuantumCaCertifiesAPostQuantumHostKey(@TempDir Path dir) throws Exception {
+        Path ca = dir.resolve("ca_mldsa65");
+        Path host = dir.resolve("ssh_host_mldsa44_key");
+        ok(CliHarness.pqssh("keygen", "-q", "-t", "mldsa65", "-N", "", "-f", ca.toString()));
+        ok(CliHarness.pqssh("keygen", "-q", "-t", "mldsa44", "-N", "", "-f", host.toString()));
+        ok(CliHarness.pqssh("keygen", "-s", ca.toString(), "-h", "-I", "h1", "-n", "h1.example", "-V", "+52w",
+                pub(host).toString()));
+        String listing = ok(CliHarness.pqssh("keygen", "-L", "-f", dir.resolve("ssh_host_mldsa44_key-cert.pub")
+                .toString())).out();
+        assertTrue(listing.contains("Type: ssh-mldsa-44-cert-v01@openssh.com host certificate"), listing);
+        assertTrue(listing.contains("(using ssh-mldsa-65)"), listing);
+        CliHarness.Result noId = CliHarness.pqssh("keygen", "-s", ca.toString(), pub(host).toString());
+        assertTrue(noId.rc() != 0 && noId.err().contains("Must specify key id (-I) when certifying"), noId.all());
+        CliHarness.Result badV = CliHarness.pqssh("keygen", "-s", ca.toString(), "-I", "x", "-V", "20260101",
+                pub(host).toString());
+        assertTrue(badV.rc() != 0 && badV.err().contains("Invalid certificate life specification 20260101"),
+                badV.all());
+    }
+
+    /** OpenSSH's ssh logs in to OpenSSH's sshd with a certificate pqssh issued; sshd logs the key id and serial. */
+    @Test
+    void sshdAcceptsAPqsshSignedUserCertificate(@TempDir Path dir) throws Exception {
+        CliHarness.requireBinary(CliHarness.SSHD, "openssh-server");
+        CliHarness.requireBinary(CliHarness.SSH, "openssh-client");
+        CliHarness.ensureSshdPrivsepDir();
+        Path ca = CliHarness.sshKeygen(dir.resolve("user_ca"), "ed25519");
+        Path user = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
+        Path hostKey = CliHarness.sshKeygen(dir.resolve("ssh_host_ed25519_key"), "ed25519");
+        ok(CliHarness.pqssh("keygen", "-s", ca.toString(), "-I", "pqssh-issued", "-z", "4242", "-n",
+                CliHarness.user(), "-V", "-5m:+1h", pub(user).toString()));
+        int port = CliHarness.freePort();
+        Path config = Files.writeString(dir.resolve("sshd_config"), String.join("\n", "ListenAddress 127.0.0.1",
+                "HostKey " + hostKey, "AuthorizedKeysFile none", "TrustedUserCAKeys " + pub(ca),
+                "StrictModes no", "UsePAM no", "PidFile none", "PermitRootLogin yes", "PasswordAuthentication no",
+                "KbdInteractiveAuthentication no", "LogLevel VERBOSE", "AllowUsers " + CliHarness.user(), ""));
+        Path log = dir.resolve("sshd.log");
+        Process sshd = new ProcessBuilder(CliHarness.SSHD.toString(), "-D", "-e", "-f", config.toString(), "-p",
+                String.valueOf(port)).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            CliHarness.waitUntil(Duration.ofSeconds(10), () -> !sshd.isAlive()
+                    || CliHarness.read(log).contains("Server listening on 127.0.0.1 port " + port),
+                    () -> "sshd did not start:\n" + CliHarness.read(log));
+            if (!sshd.isAlive()) {
+                fail("sshd exited:\n" + CliHarness.read(log));
+            }
+            CliHarness.Result r = CliHarness.exec(dir, List.of(CliHarness.SSH.toString(), "-p",
+                    String.valueOf(port), "-i", user.toString(), "-o", "IdentitiesOnly=yes", "-o",
+                    "BatchMode=yes", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                    CliHarness.user() + "@127.0.0.1", "echo cert-login"));
+            assertEquals("cert-login", r.out().strip(), r.all() + "\nsshd:\n" + CliHarness.read(log));
+            assertTrue(CliHarness.read(log).contains("ED25519-CERT SHA256:") && CliHarness.read(log)
+                    .contains("ID pqssh-issued (serial 4242) CA ED25519 SHA256:"), CliHarness.read(log));
+        } finally {
+            sshd.destroy();
+            if (!sshd.waitFor(5, TimeUnit.SECONDS)) {
+                sshd.destroyForcibly();
+            }
+        }
+    }
+}
