@@ -12,11 +12,15 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 
 import org.apache.sshd.common.NamedResource;
 import org.apache.sshd.common.config.keys.FilePasswordProvider;
 import org.apache.sshd.common.util.security.SecurityUtils;
 
+import io.pqssh.core.kem.KemAlgorithm;
+import io.pqssh.core.kem.KemKeyPair;
+import io.pqssh.core.kem.MlKem;
 import io.pqssh.core.keys.KeyFileException;
 import io.pqssh.core.keys.KeyFilePermissions;
 import io.pqssh.core.keys.PublicKeyLine;
@@ -28,10 +32,31 @@ import io.pqssh.core.sig.SshSigningKey;
 /**
  * MINA {@link KeyPair}s from pqssh signature keys and key files. PQ types become {@link PqPublicKey} +
  * {@link PqPrivateKey}; Ed25519 and every other classical type are loaded by MINA itself (so its own Ed25519, RSA
- * and ECDSA signatures keep working and ssh-keygen's files load as before).
+ * and ECDSA signatures keep working and ssh-keygen's files load as before). {@link #generate} and
+ * {@link #generateKem} make every kind of key an embedding application needs in memory, in one place.
  */
 public final class PqKeyPairs {
+    // one per class: SecureRandom is thread-safe, and seeding one per call would cost a blocking read on some systems
+    private static final SecureRandom RANDOM = new SecureRandom();
+
     private PqKeyPairs() {
+    }
+
+    /**
+     * A fresh signature key pair of {@code type} for MINA: a host key (through {@link PqKeyPairProvider#of}) or a
+     * {@code publickey} user key ({@code ClientSession.addPublicKeyIdentity}); PQ, composite and Ed25519 types alike.
+     */
+    public static KeyPair generate(SignatureKeyType type) {
+        SshSigningKey key = SshSigningKey.generate(Objects.requireNonNull(type, "type"), RANDOM);
+        return keyPair(key);
+    }
+
+    /**
+     * A fresh ML-KEM key pair: the client's {@code publickey-kem} identity ({@code KemClientIdentity.of(pair)}) and
+     * the public key ({@link KemKeyPair#publicKey()}) that the server's {@code KemKeyAuthorizer} accepts.
+     */
+    public static KemKeyPair generateKem(KemAlgorithm algorithm) {
+        return MlKem.generate(Objects.requireNonNull(algorithm, "algorithm"), RANDOM);
     }
 
     /** A key pair for MINA. Ed25519 goes through MINA's openssh-key-v1 reader to give MINA's own key classes. */
