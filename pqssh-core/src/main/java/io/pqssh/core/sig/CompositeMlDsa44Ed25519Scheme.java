@@ -1,4 +1,4 @@
-package io.pqssh.core.sig.impl;
+package io.pqssh.core.sig;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -8,8 +8,6 @@ import java.util.Arrays;
 
 import org.bouncycastle.crypto.params.MLDSAParameters;
 
-import io.pqssh.core.sig.SignatureKeyType;
-import io.pqssh.core.sig.SignatureScheme;
 
 /**
  * {@code ssh-mldsa44-ed25519@openssh.com}, OpenSSH's ML-DSA-44 + Ed25519 composite. Both halves sign
@@ -18,14 +16,14 @@ import io.pqssh.core.sig.SignatureScheme;
  * pk = mldsa pk(1312) || ed pk(32); sig = mldsa sig(2420) || ed sig(64). Secret and private fields as OpenSSH:
  * {@code string pk(1344), string mldsa seed(32) || ed25519 seed(32)}.
  */
-public final class CompositeMlDsa44Ed25519Scheme extends SignatureScheme {
+final class CompositeMlDsa44Ed25519Scheme extends SignatureScheme {
     public static final byte[] PREFIX = "CompositeAlgorithmSignatures2025".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] LABEL = "COMPSIG-MLDSA44-Ed25519-SHA512".getBytes(StandardCharsets.US_ASCII);
     static final int MLDSA_PK = 1312;
     static final int MLDSA_SIG = 2420;
     static final int SECRET_BYTES = MlDsaScheme.SEED_BYTES + Ed25519Scheme.SEED_BYTES;
 
-    public CompositeMlDsa44Ed25519Scheme(SignatureKeyType type) {
+    CompositeMlDsa44Ed25519Scheme(SignatureKeyType type) {
         super(type);
     }
 

@@ -1,4 +1,4 @@
-package io.pqssh.core.sig.impl;
+package io.pqssh.core.sig;
 
 import java.security.SecureRandom;
 import java.util.Arrays;
@@ -6,8 +6,6 @@ import java.util.Arrays;
 import org.bouncycastle.crypto.params.MLDSAParameters;
 import org.bouncycastle.crypto.params.SLHDSAParameters;
 
-import io.pqssh.core.sig.SignatureKeyType;
-import io.pqssh.core.sig.SignatureScheme;
 import io.pqssh.core.wire.MalformedMessageException;
 
 /**
@@ -22,7 +20,7 @@ import io.pqssh.core.wire.MalformedMessageException;
  * empty context, hedged; secret = FIPS 205 sk, 96 bytes). A signature is valid only if both halves are; both are
  * always checked in full so the time taken does not say which half failed.
  */
-public final class Ed25519AndScheme extends SignatureScheme {
+final class Ed25519AndScheme extends SignatureScheme {
     private static final int ED_PK = Ed25519Scheme.PUBLIC_BYTES;
     private static final int ED_SIG = Ed25519Scheme.SIGNATURE_BYTES;
     private static final int ED_SEED = Ed25519Scheme.SEED_BYTES;
@@ -112,7 +110,7 @@ public final class Ed25519AndScheme extends SignatureScheme {
     private final int pqPk;
     private final int pqSig;
 
-    public Ed25519AndScheme(SignatureKeyType type) {
+    Ed25519AndScheme(SignatureKeyType type) {
         super(type);
         this.pq = switch (type.name()) { // by name: the enum is still initialising here
             case "ED25519_MLDSA_65" -> new MlDsaHalf(MLDSAParameters.ml_dsa_65);

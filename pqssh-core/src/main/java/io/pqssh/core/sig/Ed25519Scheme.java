@@ -1,4 +1,4 @@
-package io.pqssh.core.sig.impl;
+package io.pqssh.core.sig;
 
 import java.security.MessageDigest;
 import java.security.SecureRandom;
@@ -8,8 +8,6 @@ import org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters;
 import org.bouncycastle.crypto.params.Ed25519PublicKeyParameters;
 import org.bouncycastle.crypto.signers.Ed25519Signer;
 
-import io.pqssh.core.sig.SignatureKeyType;
-import io.pqssh.core.sig.SignatureScheme;
 import io.pqssh.core.wire.MalformedMessageException;
 import io.pqssh.core.wire.SshReader;
 import io.pqssh.core.wire.SshWriter;
@@ -18,12 +16,12 @@ import io.pqssh.core.wire.SshWriter;
  * {@code ssh-ed25519} (RFC 8709). Secret: the 32-byte seed. Private fields as OpenSSH writes them:
  * {@code string pk(32), string seed || pk (64)}.
  */
-public final class Ed25519Scheme extends SignatureScheme {
+final class Ed25519Scheme extends SignatureScheme {
     public static final int SEED_BYTES = 32;
     public static final int PUBLIC_BYTES = 32;
     public static final int SIGNATURE_BYTES = 64;
 
-    public Ed25519Scheme(SignatureKeyType type) {
+    Ed25519Scheme(SignatureKeyType type) {
         super(type);
     }
 

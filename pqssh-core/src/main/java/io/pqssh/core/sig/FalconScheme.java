@@ -1,4 +1,4 @@
-package io.pqssh.core.sig.impl;
+package io.pqssh.core.sig;
 
 import java.security.SecureRandom;
 import java.util.Arrays;
@@ -12,8 +12,6 @@ import org.bouncycastle.pqc.crypto.falcon.FalconPrivateKeyParameters;
 import org.bouncycastle.pqc.crypto.falcon.FalconPublicKeyParameters;
 import org.bouncycastle.pqc.crypto.falcon.FalconSigner;
 
-import io.pqssh.core.sig.SignatureKeyType;
-import io.pqssh.core.sig.SignatureScheme;
 import io.pqssh.core.wire.MalformedMessageException;
 
 /**
@@ -22,7 +20,7 @@ import io.pqssh.core.wire.MalformedMessageException;
  * Private fields: {@code string pk, string secret}. The public key cannot be re-derived cheaply here, so reading a
  * private key checks it with a sign/verify round trip instead.
  */
-public final class FalconScheme extends SignatureScheme {
+final class FalconScheme extends SignatureScheme {
     private static final int NONCE = 40;
 
     private final FalconParameters params;
@@ -30,7 +28,7 @@ public final class FalconScheme extends SignatureScheme {
     private final int fgBytes;
     private final int bigFBytes;
 
-    public FalconScheme(SignatureKeyType type) {
+    FalconScheme(SignatureKeyType type) {
         super(type);
         // compared by name: the enum is still initialising when schemes are built
         if (type.name().equals("FALCON_512")) {

@@ -1,4 +1,4 @@
-package io.pqssh.core.sig.impl;
+package io.pqssh.core.sig;
 
 import java.security.SecureRandom;
 
@@ -11,9 +11,6 @@ import org.bouncycastle.crypto.params.ParametersWithContext;
 import org.bouncycastle.crypto.params.ParametersWithRandom;
 import org.bouncycastle.crypto.signers.MLDSASigner;
 
-import io.pqssh.core.sig.SignatureKeyType;
-import io.pqssh.core.sig.SignatureScheme;
-import io.pqssh.core.sig.SigProviders;
 
 /**
  * {@code ssh-mldsa-44/65/87} (draft-sfluhrer-ssh-mldsa): pure ML-DSA (FIPS 204), empty context, hedged signing.
@@ -23,13 +20,13 @@ import io.pqssh.core.sig.SigProviders;
  * {@code string pk, string seed(32)}. On reading, a FIPS 204 expanded private key (2560/4032/4896 bytes, the
  * layout liboqs-based tools write) is also accepted in place of the seed and written back as it was read.
  */
-public final class MlDsaScheme extends SignatureScheme {
+final class MlDsaScheme extends SignatureScheme {
     public static final int SEED_BYTES = 32;
 
     private final MLDSAParameters params;
     private final int expandedBytes;
 
-    public MlDsaScheme(SignatureKeyType type) {
+    MlDsaScheme(SignatureKeyType type) {
         super(type);
         this.params = parameters(type);
         this.expandedBytes = switch (type.name()) { // by name: the enum is still initialising here

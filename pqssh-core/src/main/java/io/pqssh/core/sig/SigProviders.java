@@ -11,7 +11,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.pqssh.core.provider.ProviderChoice;
-import io.pqssh.core.sig.impl.MlDsaScheme;
 
 /**
  * Chooses the provider of pure ML-DSA verification ({@code ssh-mldsa-44/65/87}: the server's cost per publickey

@@ -7,17 +7,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 
-import io.pqssh.core.sig.impl.CompositeMlDsa44Ed25519Scheme;
-import io.pqssh.core.sig.impl.Ed25519AndScheme;
-import io.pqssh.core.sig.impl.Ed25519Scheme;
-import io.pqssh.core.sig.impl.FalconScheme;
-import io.pqssh.core.sig.impl.MlDsaScheme;
-import io.pqssh.core.sig.impl.SlhDsaScheme;
 import io.pqssh.core.wire.MalformedMessageException;
 
 /**
  * The table of SSH signature key types: one row per type with its wire name (and aliases), sizes, and the
- * {@link SignatureScheme} implementing it. Public key blobs are {@code string name, string raw pk}; signature blobs
+ * {@link SignatureScheme} implementing it (a package-private class of this package, so the table and the schemes
+ * form no package cycle). Public key blobs are {@code string name, string raw pk}; signature blobs
  * are {@code string name, string raw sig} for every type here.
  */
 public enum SignatureKeyType {

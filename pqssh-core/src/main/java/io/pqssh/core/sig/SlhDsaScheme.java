@@ -1,4 +1,4 @@
-package io.pqssh.core.sig.impl;
+package io.pqssh.core.sig;
 
 import java.security.MessageDigest;
 import java.security.SecureRandom;
@@ -13,8 +13,6 @@ import org.bouncycastle.crypto.params.SLHDSAPrivateKeyParameters;
 import org.bouncycastle.crypto.params.SLHDSAPublicKeyParameters;
 import org.bouncycastle.crypto.signers.SLHDSASigner;
 
-import io.pqssh.core.sig.SignatureKeyType;
-import io.pqssh.core.sig.SignatureScheme;
 
 /**
  * SLH-DSA-SHA2-128f/192f/256f (FIPS 205), pure, empty context, hedged (fresh opt_rand per signature).
@@ -22,11 +20,11 @@ import io.pqssh.core.sig.SignatureScheme;
  * Private fields (liboqs/OQS layout): {@code string pk(2n), string sk(4n)}. On reading, PK.root is recomputed from
  * the seeds and must match.
  */
-public final class SlhDsaScheme extends SignatureScheme {
+final class SlhDsaScheme extends SignatureScheme {
     private final SLHDSAParameters params;
     private final int n;
 
-    public SlhDsaScheme(SignatureKeyType type) {
+    SlhDsaScheme(SignatureKeyType type) {
         super(type);
         this.params = switch (type.name()) { // by name: the enum is still initialising here
             case "SLHDSA_SHA2_128F" -> SLHDSAParameters.sha2_128f;

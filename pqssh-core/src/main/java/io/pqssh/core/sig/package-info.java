@@ -21,5 +21,11 @@
  * <tr><td>ssh-falcon512/1024</td><td>0x09/0x0a || h</td><td>0x59/0x5a || f || g || F</td><td>liboqs/OQS</td></tr>
  * </table>
  * Reading a private key always checks that its secret and public halves belong together.
+ *
+ * <p>The implementations ({@code Ed25519Scheme}, {@code MlDsaScheme}, ...) are package-private classes of this
+ * package: the table names its schemes, and the schemes need the table's sizes and names, so keeping both in one
+ * package is what avoids a package cycle (they were the public {@code io.pqssh.core.sig.impl} package, which the
+ * table depended on and which depended back on the table). Use them through {@link
+ * io.pqssh.core.sig.SignatureKeyType#scheme()}.
  */
 package io.pqssh.core.sig;

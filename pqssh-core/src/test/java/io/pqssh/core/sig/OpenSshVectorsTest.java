@@ -15,9 +15,6 @@ import org.junit.jupiter.api.Test;
 
 import io.pqssh.core.keys.PrivateKeyCodecs;
 import io.pqssh.core.keys.SshPrivateKey;
-import io.pqssh.core.sig.impl.CompositeMlDsa44Ed25519Scheme;
-import io.pqssh.core.sig.impl.Ed25519Scheme;
-import io.pqssh.core.sig.impl.MlDsaScheme;
 import io.pqssh.core.sig.sshsig.SshSig;
 import io.pqssh.core.wire.SshReader;
 import io.pqssh.core.wire.SshWriter;
