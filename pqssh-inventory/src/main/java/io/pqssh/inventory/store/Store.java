@@ -20,7 +20,7 @@ import org.flywaydb.core.api.FlywayException;
  */
 public final class Store implements AutoCloseable {
     /** Records per transaction while a run is written. */
-    static final int BATCH = 10_000;
+    static final int BATCH = 2_000;
 
     public enum Kind {
         SQLITE, POSTGRESQL

@@ -12,6 +12,7 @@ import io.pqssh.inventory.report.ScanSink;
 import io.pqssh.inventory.scan.Algorithms;
 import io.pqssh.inventory.scan.Classification;
 import io.pqssh.inventory.scan.KexCache;
+import io.pqssh.inventory.scan.KexInit;
 import io.pqssh.inventory.scan.ScanResult;
 
 /** Writes a scan (streamed) or an audit into a {@link Store} as one new run. */
@@ -30,18 +31,57 @@ public final class StoreSinks {
             long run = store.beginRun("scan", source);
             PreparedStatement t = c.prepareStatement("INSERT INTO targets (run_id, seq, target, host, port, category,"
                     + " status, evidence, software, error, openssh10_kex, pqssh_kex, pq_kex_offered,"
-                    + " pq_host_keys_offered, strict_kex) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                    + " pq_host_keys_offered, strict_kex, profile_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
             PreparedStatement k = c.prepareStatement(
                     "INSERT INTO keys (fingerprint, key_type, bits) VALUES (?, ?, ?) ON CONFLICT DO NOTHING");
             PreparedStatement tk = c.prepareStatement(
                     "INSERT INTO target_keys (run_id, seq, fingerprint, algorithm) VALUES (?, ?, ?, ?)");
+            PreparedStatement pr = c.prepareStatement("INSERT INTO profiles (id, kex, host_keys, ciphers, macs)"
+                    + " VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
             PreparedStatement f = c.prepareStatement(
-                    "INSERT INTO target_flags (run_id, seq, algorithm, severity) VALUES (?, ?, ?, ?)");
+                    "INSERT INTO profile_flags (profile_id, algorithm, severity) VALUES (?, ?, ?)");
             return new ScanSink() {
                 private long seq;
                 private int pending;
                 private boolean keys;
-                private boolean flags;
+                /** Profiles known to be stored, the most recent {@value #PROFILES}: most fleets have few offers. */
+                private final java.util.Map<KexInit, String> profiles = new java.util.LinkedHashMap<>(256, 0.75f,
+                        true) {
+                    private static final long serialVersionUID = 1L;
+
+                    @Override
+                    protected boolean removeEldestEntry(java.util.Map.Entry<KexInit, String> e) {
+                        return size() > PROFILES;
+                    }
+                };
+
+                private String profile(KexInit k) throws SQLException {
+                    String id = profiles.get(k);
+                    if (id != null) {
+                        return id;
+                    }
+                    String kex = String.join(",", k.kex());
+                    String hk = String.join(",", k.hostKey());
+                    String ciphers = String.join(",", k.ciphersC2S()) + ";" + String.join(",", k.ciphersS2C());
+                    String macs = String.join(",", k.macsC2S()) + ";" + String.join(",", k.macsS2C());
+                    id = sha256(kex + "\n" + hk + "\n" + ciphers + "\n" + macs);
+                    pr.setString(1, id);
+                    pr.setString(2, kex);
+                    pr.setString(3, hk);
+                    pr.setString(4, ciphers);
+                    pr.setString(5, macs);
+                    if (pr.executeUpdate() == 1) {
+                        for (Algorithms.Weakness w : KexCache.of(k).weaknesses()) {
+                            f.setString(1, id);
+                            f.setString(2, w.kind() + ":" + w.name());
+                            f.setString(3, w.severity());
+                            f.addBatch();
+                        }
+                        f.executeBatch();
+                    }
+                    profiles.put(k, id);
+                    return id;
+                }
 
                 @Override
                 public void accept(ScanResult r) throws IOException {
@@ -67,6 +107,7 @@ public final class StoreSinks {
                         } else {
                             t.setBoolean(15, cl.strictKex());
                         }
+                        t.setString(16, r.kexInit() == null ? null : profile(r.kexInit()));
                         t.addBatch();
                         for (ScanResult.HostKey h : r.hostKeys()) {
                             if (h.error() != null || h.fingerprint() == null) {
@@ -87,16 +128,6 @@ public final class StoreSinks {
                             tk.addBatch();
                             keys = true;
                         }
-                        if (r.kexInit() != null && cl != null) {
-                            for (Algorithms.Weakness w : KexCache.of(r.kexInit()).weaknesses()) {
-                                f.setLong(1, run);
-                                f.setLong(2, seq);
-                                f.setString(3, w.kind() + ":" + w.name());
-                                f.setString(4, w.severity());
-                                f.addBatch();
-                                flags = true;
-                            }
-                        }
                         if (++pending >= Store.BATCH) {
                             flush();
                         }
@@ -111,13 +142,9 @@ public final class StoreSinks {
                         k.executeBatch();
                         tk.executeBatch();
                     }
-                    if (flags) {
-                        f.executeBatch();
-                    }
                     c.commit();
                     pending = 0;
                     keys = false;
-                    flags = false;
                 }
 
                 @Override
@@ -133,7 +160,7 @@ public final class StoreSinks {
                 @Override
                 public void close() throws IOException {
                     try {
-                        for (PreparedStatement p : List.of(t, k, tk, f)) {
+                        for (PreparedStatement p : List.of(t, k, tk, pr, f)) {
                             p.close();
                         }
                         c.rollback();
@@ -187,6 +214,17 @@ public final class StoreSinks {
             store.endRun(run, findings.size(), summary(counts));
         } catch (SQLException e) {
             throw failure(store, e);
+        }
+    }
+
+    static final int PROFILES = 4096;
+
+    static String sha256(String s) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(s.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
         }
     }
 

@@ -87,10 +87,14 @@ class StoreTest {
             assertEquals(6, count(s, "SELECT COUNT(*) FROM keys"));
             assertEquals(8, count(s, "SELECT COUNT(*) FROM target_keys"));
             assertEquals(1, count(s, "SELECT COUNT(*) FROM findings WHERE fingerprint = 'SHA256:a1'"));
-            assertEquals(1, count(s, "SELECT COUNT(*) FROM target_flags WHERE run_id = " + a
-                    + " AND algorithm = 'kex:diffie-hellman-group14-sha1' AND severity = 'fail'"));
-            assertEquals(1, count(s, "SELECT COUNT(*) FROM flyway_schema_history WHERE version = '1' AND success"
-                    + (store.kind() == Store.Kind.SQLITE ? " = 1" : "")));
+            // two distinct offers in ten SSH targets: two profiles, their flags once each
+            assertEquals(2, count(s, "SELECT COUNT(*) FROM profiles"));
+            assertEquals(1, count(s, "SELECT COUNT(*) FROM profile_flags f JOIN targets t ON t.profile_id ="
+                    + " f.profile_id WHERE t.run_id = " + a + " AND t.target = '10.0.0.1:22'"
+                    + " AND f.algorithm = 'kex:diffie-hellman-group14-sha1' AND f.severity = 'fail'"));
+            assertEquals(0, count(s, "SELECT COUNT(*) FROM targets WHERE status = 'ssh' AND profile_id IS NULL"));
+            assertEquals(2, count(s, "SELECT COUNT(*) FROM flyway_schema_history WHERE version IN ('1', '2')"
+                    + " AND success" + (store.kind() == Store.Kind.SQLITE ? " = 1" : "")));
         }
         store.connection().commit();
 
