@@ -63,6 +63,11 @@ public final class ScanCommand implements Callable<Integer> {
     @Option(names = "--hostkeys", description = "complete one key exchange per host key algorithm to collect keys")
     boolean hostKeys;
 
+    @Option(names = "--auth-probe", paramLabel = "USER",
+            description = "one more connection per SSH target: a 'none' login as USER (no credentials) to read the"
+                    + " user authentication methods and server-sig-algs")
+    String authProbe;
+
     @Option(names = "--zgrab2", paramLabel = "FILE",
             description = "classify ZGrab2 output (JSON lines, gzip or not; - for stdin) instead of probing")
     String zgrab2;
@@ -174,6 +179,9 @@ public final class ScanCommand implements Callable<Integer> {
             if (makePolicy != null) {
                 throw new IllegalArgumentException("--make-policy takes one live TARGET, not --zgrab2");
             }
+            if (authProbe != null) {
+                throw new IllegalArgumentException("--auth-probe connects to live targets, not --zgrab2 records");
+            }
             return zgrab2(conditions, showProgress);
         }
         List<String> specs = new ArrayList<>(targets);
@@ -194,7 +202,8 @@ public final class ScanCommand implements Callable<Integer> {
         o.connectTimeout = seconds(connectTimeout, "--connect-timeout");
         o.readTimeout = seconds(readTimeout, "--read-timeout");
         o.hostKeys = hostKeys;
-        if (hostKeys) {
+        o.authProbeUser = authProbe;
+        if (hostKeys || authProbe != null) {
             // the collector rejects every host key on purpose; MINA would log each rejection as a warning
             for (String pkg : List.of("org.apache.sshd.client.session", "org.apache.sshd.common.session")) {
                 System.setProperty("org.slf4j.simpleLogger.log." + pkg,

@@ -169,6 +169,14 @@ public final class Cboms {
                 props.add(new Property("pqssh:weak", weak));
             }
         }
+        props.add(new Property("pqssh:readiness", r.readiness()));
+        if (r.auth() != null) {
+            props.add(new Property("pqssh:user-auth-methods", String.join(",", r.auth().methods())));
+            if (r.auth().serverSigAlgs() != null) {
+                props.add(new Property("pqssh:server-sig-algs", String.join(",", r.auth().serverSigAlgs())));
+            }
+            props.add(new Property("pqssh:pq-user-auth", Boolean.toString(r.auth().pq())));
+        }
         if (r.policyFailures() != null) {
             for (String f : r.policyFailures()) {
                 props.add(new Property("pqssh:policy-failure", f));

@@ -19,7 +19,7 @@ public final class HtmlReport {
     }
 
     static final List<String> SCAN_HEAD = List.of("target", "class", "software / error", "OpenSSH 10 negotiates",
-            "pqssh negotiates", "PQ KEX offered", "PQ host keys", "strict KEX", "weak");
+            "pqssh negotiates", "PQ KEX offered", "PQ host keys", "strict KEX", "weak", "readiness");
     static final List<String> AUDIT_HEAD = List.of("severity", "rule", "location", "type", "bits", "fingerprint",
             "comment", "host", "message");
     static final String TAIL = "</tbody></table>\n</body></html>\n";
@@ -59,7 +59,22 @@ public final class HtmlReport {
                 c == null ? "" : ScanSinks.nz(c.openssh10Negotiates()), c == null ? "" : ScanSinks.nz(c.pqsshNegotiates()),
                 c == null ? "" : String.join(", ", c.pqKexOffered()),
                 c == null ? "" : String.join(", ", c.pqHostKeysOffered()),
-                c == null ? "" : (c.strictKex() ? "yes" : "no"), c == null ? "" : String.join(", ", c.weak()));
+                c == null ? "" : (c.strictKex() ? "yes" : "no"), c == null ? "" : String.join(", ", c.weak()),
+                readiness(r));
+    }
+
+    /** The readiness level, and what the user authentication probe found when it ran. */
+    static String readiness(ScanResult r) {
+        if (r.readiness() == null) {
+            return "";
+        }
+        if (r.auth() == null) {
+            return r.readiness();
+        }
+        ScanResult.UserAuth a = r.auth();
+        return r.readiness() + (a.error() != null ? " (auth probe: " + a.error() + ")"
+                : " (user auth: " + String.join(", ", a.methods())
+                        + (a.pqSigAlgs().isEmpty() ? "" : "; PQ signatures " + String.join(", ", a.pqSigAlgs())) + ")");
     }
 
     public static String audit(List<Finding> findings) {

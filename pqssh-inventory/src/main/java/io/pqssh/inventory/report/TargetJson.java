@@ -52,6 +52,29 @@ final class TargetJson {
         if (r.policyFailures() != null) {
             strings(g, "policy", r.policyFailures());
         }
+        if (r.status() == ScanResult.Status.SSH) {
+            g.writeStringField("readiness", r.readiness());
+        }
+        if (r.auth() != null) {
+            ScanResult.UserAuth a = r.auth();
+            g.writeObjectFieldStart("auth");
+            strings(g, "methods", a.methods());
+            if (a.serverSigAlgs() == null) {
+                g.writeNullField("serverSigAlgs");
+            } else {
+                strings(g, "serverSigAlgs", a.serverSigAlgs());
+            }
+            strings(g, "pqMethods", a.pqMethods());
+            strings(g, "pqSigAlgs", a.pqSigAlgs());
+            g.writeArrayFieldStart("sigAlgNames");
+            for (String n : a.pqSigAlgs()) {
+                g.writeString(n + "=" + io.pqssh.inventory.scan.Algorithms.opensshNaming(n));
+            }
+            g.writeEndArray();
+            g.writeBooleanField("pq", a.pq());
+            g.writeStringField("error", a.error());
+            g.writeEndObject();
+        }
         g.writeArrayFieldStart("hostKeys");
         for (ScanResult.HostKey h : r.hostKeys()) {
             g.writeStartObject();

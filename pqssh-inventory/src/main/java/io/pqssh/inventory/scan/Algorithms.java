@@ -46,6 +46,19 @@ public final class Algorithms {
                 || name.contains("sphincs") || name.contains("falcon") || name.contains("dilithium");
     }
 
+    /**
+     * Which OpenSSH release line a name of the ML-DSA-44 + Ed25519 composite belongs to: {@code openssh-10.6} for
+     * {@code ssh-mldsa44-ed25519} and {@code ssh-mldsa44-ed25519-cert-v01@openssh.com}, {@code openssh-10.4} for the
+     * earlier {@code ssh-mldsa44-ed25519@openssh.com} (10.4 and 10.5), {@code other} for anything else.
+     */
+    public static String opensshNaming(String name) {
+        return switch (name) {
+            case "ssh-mldsa44-ed25519", "ssh-mldsa44-ed25519-cert-v01@openssh.com" -> "openssh-10.6";
+            case "ssh-mldsa44-ed25519@openssh.com" -> "openssh-10.4";
+            default -> "other";
+        };
+    }
+
     /** The first entry of the client's list the server also offers (RFC 4253 7.1), or null. */
     public static String negotiate(List<String> client, List<String> server) {
         for (String c : client) {

@@ -10,7 +10,61 @@ import java.util.List;
  */
 public record ScanResult(Target target, Status status, String error, String banner, String software,
         KexInit kexInit, Classification classification, List<HostKey> hostKeys, int attempts, long millis,
-        Evidence evidence, List<String> policyFailures) {
+        Evidence evidence, List<String> policyFailures, UserAuth auth) {
+
+    /** With no user authentication probe. */
+    public ScanResult(Target target, Status status, String error, String banner, String software, KexInit kexInit,
+            Classification classification, List<HostKey> hostKeys, int attempts, long millis, Evidence evidence,
+            List<String> policyFailures) {
+        this(target, status, error, banner, software, kexInit, classification, hostKeys, attempts, millis, evidence,
+                policyFailures, null);
+    }
+
+    /**
+     * What {@code --auth-probe} learnt: the methods the server lists after a {@code none} request, and the
+     * {@code server-sig-algs} of its EXT_INFO (null: the server sent none).
+     */
+    public record UserAuth(List<String> methods, List<String> serverSigAlgs, String error) {
+        /** pqssh's post-quantum user authentication methods (KEM proof, and the hybrid AND methods). */
+        public static final List<String> PQ_METHODS = List.of("publickey-kem", "publickey-kem-and",
+                "publickey-hybrid-and");
+
+        public List<String> pqMethods() {
+            return methods.stream().filter(PQ_METHODS::contains).toList();
+        }
+
+        /** Post-quantum signature algorithms the server accepts for user keys. */
+        public List<String> pqSigAlgs() {
+            return serverSigAlgs == null ? List.of() : serverSigAlgs.stream().filter(Algorithms::isPqHostKey).toList();
+        }
+
+        /** A PQ method is offered, or publickey with a PQ signature algorithm. */
+        public boolean pq() {
+            return error == null && (!pqMethods().isEmpty() || (methods.contains("publickey") && !pqSigAlgs().isEmpty()));
+        }
+    }
+
+    /**
+     * How far a target is: {@code none} (no post-quantum key exchange), {@code kex} (a PQ key exchange is
+     * negotiated: recorded sessions are safe), {@code kex+host-key} or {@code kex+user-auth} (also PQ server or user
+     * authentication), {@code full} (all three). User authentication counts only when probed ({@code --auth-probe}).
+     * Null for targets that are not SSH.
+     */
+    public String readiness() {
+        if (status != Status.SSH) {
+            return null;
+        }
+        boolean kex = category().equals("pq-ready");
+        if (!kex) {
+            return "none";
+        }
+        boolean hostKey = classification != null && !classification.pqHostKeysOffered().isEmpty();
+        boolean user = auth != null && auth.pq();
+        return hostKey && user ? "full" : hostKey ? "kex+host-key" : user ? "kex+user-auth" : "kex";
+    }
+
+    /** The readiness levels, lowest first. */
+    public static final List<String> READINESS = List.of("none", "kex", "kex+host-key", "kex+user-auth", "full");
 
     public enum Status {
         SSH, UNREACHABLE, NOT_SSH, SCAN_ERROR;
@@ -100,12 +154,18 @@ public record ScanResult(Target target, Status status, String error, String bann
 
     public ScanResult withHostKeys(List<HostKey> keys) {
         return new ScanResult(target, status, error, banner, software, kexInit, classification, List.copyOf(keys),
-                attempts, millis, evidence, policyFailures);
+                attempts, millis, evidence, policyFailures, auth);
     }
 
     /** With the failed checks of a policy (empty: compliant). */
     public ScanResult withPolicy(List<String> failures) {
         return new ScanResult(target, status, error, banner, software, kexInit, classification, hostKeys, attempts,
-                millis, evidence, List.copyOf(failures));
+                millis, evidence, List.copyOf(failures), auth);
+    }
+
+    /** With what the user authentication probe learnt. */
+    public ScanResult withAuth(UserAuth a) {
+        return new ScanResult(target, status, error, banner, software, kexInit, classification, hostKeys, attempts,
+                millis, evidence, policyFailures, a);
     }
 }

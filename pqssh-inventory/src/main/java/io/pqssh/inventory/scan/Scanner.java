@@ -27,6 +27,7 @@ public final class Scanner {
     private final Duration connectTimeout;
     private final Duration readTimeout;
     private final boolean hostKeys;
+    private final String authProbeUser;
     private final RateLimiter limiter;
 
     public Scanner(Options o) {
@@ -45,6 +46,7 @@ public final class Scanner {
         this.connectTimeout = o.connectTimeout;
         this.readTimeout = o.readTimeout;
         this.hostKeys = o.hostKeys;
+        this.authProbeUser = o.authProbeUser;
         this.probe = new RawProbe(o.connectTimeout, o.readTimeout);
         this.limiter = new RateLimiter(o.ratePerSecond);
     }
@@ -57,6 +59,8 @@ public final class Scanner {
         public Duration connectTimeout = Duration.ofSeconds(5);
         public Duration readTimeout = Duration.ofSeconds(10);
         public boolean hostKeys;
+        /** {@code --auth-probe USER}: one more connection per SSH target, a none request as USER (null: off). */
+        public String authProbeUser;
     }
 
     /** Scans all targets; results are in target order. {@code progress} gets the number done so far. */
@@ -83,6 +87,8 @@ public final class Scanner {
         int threads = Math.max(1, Math.min(concurrency, targets.size()));
         ExecutorService pool = Executors.newFixedThreadPool(threads, tf);
         HostKeyCollector collector = hostKeys ? new HostKeyCollector(connectTimeout.plus(readTimeout)) : null;
+        AuthProbe authProbe = authProbeUser != null ? new AuthProbe(connectTimeout.plus(readTimeout), authProbeUser)
+                : null;
         int window = window(threads);
         Semaphore slots = new Semaphore(window);
         Map<Integer, ScanResult> finished = new ConcurrentHashMap<>();
@@ -99,6 +105,9 @@ public final class Scanner {
                     ScanResult r;
                     try {
                         r = scanOne(t, collector);
+                        if (authProbe != null && r.status() == ScanResult.Status.SSH) {
+                            r = r.withAuth(authProbe.probe(t));
+                        }
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                         r = RawProbe.failed(t, ScanResult.Status.NOT_SSH, "not ssh: scan interrupted", System.nanoTime());
@@ -128,6 +137,13 @@ public final class Scanner {
         } finally {
             pool.shutdownNow();
             pool.awaitTermination(connectTimeout.plus(readTimeout).toMillis() + 1000, TimeUnit.MILLISECONDS);
+            if (authProbe != null) {
+                try {
+                    authProbe.close();
+                } catch (IOException ignored) {
+                    // stopping the client
+                }
+            }
             if (collector != null) {
                 try {
                     collector.close();

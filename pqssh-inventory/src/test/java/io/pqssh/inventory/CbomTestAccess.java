@@ -1,0 +1,16 @@
+package io.pqssh.inventory;
+
+import java.io.IOException;
+import java.util.List;
+
+import io.pqssh.inventory.scan.ScanResult;
+
+/** CbomTest.scanCbom (schema-validated) for tests in other packages. */
+public final class CbomTestAccess {
+    private CbomTestAccess() {
+    }
+
+    public static String scanCbom(List<ScanResult> results) throws IOException {
+        return CbomTest.scanCbom(results);
+    }
+}
