@@ -1,7 +1,5 @@
 package io.pqssh.cli;
 
-import io.pqssh.client.ssh.Progress;
-
 import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Files;
@@ -31,6 +29,7 @@ import io.pqssh.client.ssh.Failures;
 import io.pqssh.client.ssh.Forwarding;
 import io.pqssh.client.ssh.HostKeyCheck;
 import io.pqssh.client.ssh.Identities;
+import io.pqssh.client.ssh.Progress;
 import io.pqssh.client.ssh.Prompter;
 import io.pqssh.client.ssh.Queries;
 import io.pqssh.client.ssh.SessionRunner;
@@ -528,7 +527,7 @@ public final class SshCommand implements Callable<Integer> {
         return io.pqssh.client.kex.PreparedKemShare.start(() -> {
             List<String> ours;
             try {
-                ours = ownList ? ClientSetup.kex(config) : io.pqssh.mina.kex.ClientKexNames.PQSSH;
+                ours = ownList ? ClientSetup.kex(config) : io.pqssh.mina.internal.kex.ClientKexNames.PQSSH;
             } catch (ConfigException e) {
                 return java.util.Optional.empty(); // reported by the main thread
             }

@@ -125,7 +125,7 @@ class SshConfigCliTest {
         Path cfg = config("Host a", "  KexAlgorithms -sntrup*,mlkem1024*",
                 "Host b", "  KexAlgorithms ^curve25519-sha256", "Host c", "  KexAlgorithms +diffie-hellman-group14-sha256",
                 "Host d", "  KexAlgorithms mlkem768x25519-sha256");
-        List<String> dflt = io.pqssh.mina.kex.KexInitDefaults.CLIENT_KEX;
+        List<String> dflt = io.pqssh.mina.internal.kex.KexInitDefaults.CLIENT_KEX;
         has(g(cfg, "a"), "kexalgorithms " + String.join(",", dflt.stream()
                 .filter(k -> !k.startsWith("sntrup") && !k.startsWith("mlkem1024")).toList()));
         List<String> caret = new ArrayList<>(dflt);

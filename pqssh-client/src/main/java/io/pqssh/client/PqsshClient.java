@@ -28,7 +28,7 @@ import io.pqssh.mina.auth.KemClientIdentity;
 import io.pqssh.mina.kex.PostQuantumKexPolicy;
 import io.pqssh.client.kex.FirstKexGuessSender;
 import io.pqssh.client.kex.GuessingKexFactory;
-import io.pqssh.mina.kex.InitialKexSignature;
+import io.pqssh.mina.internal.kex.InitialKexSignature;
 import io.pqssh.mina.kex.PqKex;
 
 /** A MINA SSHD client set up the pqssh way: OpenSSH 10 KEX order, KEM methods tried first, PQ policy. */
@@ -83,8 +83,8 @@ public final class PqsshClient implements AutoCloseable {
 
     private ClientSession login(String user, String host, int port, EarlyExec early) throws IOException {
         ClientSession session = (config.knownHostsForOrder == null ? client.connect(user, host, port)
-                : client.connect(user, host, port, io.pqssh.mina.keys.HostKeyAlgorithmOrder.connectionContext(
-                        io.pqssh.mina.keys.HostKeyAlgorithmOrder.forHost(client.getSignatureFactories(),
+                : client.connect(user, host, port, io.pqssh.mina.internal.keys.HostKeyAlgorithmOrder.connectionContext(
+                        io.pqssh.mina.internal.keys.HostKeyAlgorithmOrder.forHost(client.getSignatureFactories(),
                                 config.knownHostsForOrder, host, port))))
                 .verify(config.timeout).getSession();
         try {
@@ -152,7 +152,7 @@ public final class PqsshClient implements AutoCloseable {
 
     /** Collects the client settings; {@link #start()} builds and starts the client. */
     public static final class Builder {
-        private List<String> kex = io.pqssh.mina.kex.KexInitDefaults.CLIENT_KEX;
+        private List<String> kex = io.pqssh.mina.internal.kex.KexInitDefaults.CLIENT_KEX;
         private boolean kexExplicit;
         private boolean requirePqKex;
         private boolean warnWeakCrypto = true;
@@ -348,12 +348,12 @@ public final class PqsshClient implements AutoCloseable {
             io.pqssh.mina.keys.MinaPqKeys.ensureInstalled();
             SshClient client = ClientBuilder.builder().build();
             // OpenSSH 10.5's client lists, not MINA's (which offer ssh-rsa, CBC, hmac-sha1): KexInitDefaults
-            client.setSignatureFactories(io.pqssh.mina.kex.KexInitDefaults.hostKeyAlgorithms());
-            client.setCipherFactories(io.pqssh.mina.kex.KexInitDefaults.ciphers());
-            client.setMacFactories(io.pqssh.mina.kex.KexInitDefaults.macs());
-            client.setCompressionFactories(io.pqssh.mina.kex.KexInitDefaults.compression());
+            client.setSignatureFactories(io.pqssh.mina.internal.kex.KexInitDefaults.hostKeyAlgorithms());
+            client.setCipherFactories(io.pqssh.mina.internal.kex.KexInitDefaults.ciphers());
+            client.setMacFactories(io.pqssh.mina.internal.kex.KexInitDefaults.macs());
+            client.setCompressionFactories(io.pqssh.mina.internal.kex.KexInitDefaults.compression());
             CoreModuleProperties.CLIENT_IDENTIFICATION.set(client, io.pqssh.mina.PqsshVersion.softwareVersion());
-            client.addSessionListener(io.pqssh.mina.keys.HostKeyAlgorithmOrder.APPLY_FROM_CONNECTION_CONTEXT);
+            client.addSessionListener(io.pqssh.mina.internal.keys.HostKeyAlgorithmOrder.APPLY_FROM_CONNECTION_CONTEXT);
             // every exchange records its host key signature for session-bind@openssh.com (InitialKexSignature)
             client.setKeyExchangeFactories(PqKex.factories(kex, guessKex
                     ? f -> f.isGroupExchange() ? InitialKexSignature.recording(ClientBuilder.DH2KEX.apply(f), true)
@@ -363,7 +363,7 @@ public final class PqsshClient implements AutoCloseable {
                 java.nio.file.Path knownHosts = knownHostsForOrder;
                 FirstKexGuessSender guesser = new FirstKexGuessSender(kexGuessCache, (h, p) -> {
                     try {
-                        return io.pqssh.mina.keys.HostKeyAlgorithmOrder.knownKeyTypes(knownHosts, h, p);
+                        return io.pqssh.mina.internal.keys.HostKeyAlgorithmOrder.knownKeyTypes(knownHosts, h, p);
                     } catch (IOException | RuntimeException e) {
                         return java.util.Set.of();
                     }

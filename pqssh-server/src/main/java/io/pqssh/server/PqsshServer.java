@@ -1,7 +1,5 @@
 package io.pqssh.server;
 
-import io.pqssh.mina.server.PreAuthLimits;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,8 +28,9 @@ import io.pqssh.mina.auth.KemServerSettings;
 import io.pqssh.mina.auth.ServerKemUserAuthFactory;
 import io.pqssh.mina.kex.PostQuantumKexPolicy;
 import io.pqssh.mina.kex.PqKex;
+import io.pqssh.mina.server.PreAuthLimits;
 import io.pqssh.server.session.AuthenticationMethods;
-import io.pqssh.mina.server.PqsshSessionFactory;
+import io.pqssh.mina.internal.server.PqsshSessionFactory;
 import io.pqssh.server.session.PqsshUserAuthServiceFactory;
 
 /**
@@ -395,9 +394,9 @@ public final class PqsshServer implements AutoCloseable {
             SshServer sshd = ServerBuilder.builder().factory(ListeningSshServer::new).build();
             sshd.setSignatureFactories(io.pqssh.mina.keys.PqSignatureFactories.withPq(sshd.getSignatureFactories()));
             // OpenSSH 10.5's ciphers; MACs without SHA-1; zlib@openssh.com only (after auth): KexInitDefaults
-            sshd.setCipherFactories(io.pqssh.mina.kex.KexInitDefaults.ciphers());
-            sshd.setMacFactories(io.pqssh.mina.kex.KexInitDefaults.macs());
-            sshd.setCompressionFactories(io.pqssh.mina.kex.KexInitDefaults.compression());
+            sshd.setCipherFactories(io.pqssh.mina.internal.kex.KexInitDefaults.ciphers());
+            sshd.setMacFactories(io.pqssh.mina.internal.kex.KexInitDefaults.macs());
+            sshd.setCompressionFactories(io.pqssh.mina.internal.kex.KexInitDefaults.compression());
             // "SSH-2.0-pqssh_0.1.0", not MINA's "SSH-2.0-APACHE-SSHD-2.20.0"
             CoreModuleProperties.SERVER_IDENTIFICATION.set(sshd, io.pqssh.mina.PqsshVersion.softwareVersion());
             sshd.setHost(host);
@@ -409,7 +408,7 @@ public final class PqsshServer implements AutoCloseable {
                 PublickeyAuthenticator delegate = publickey;
                 // the key's type and fingerprint for the Accepted/Failed log line
                 sshd.setPublickeyAuthenticator((user, key, session) -> {
-                    io.pqssh.mina.auth.AuthAttempt.recordKey(session, key);
+                    io.pqssh.mina.internal.auth.AuthAttempt.recordKey(session, key);
                     // a name the login policy refused gets no PK_OK, whatever an application's authenticator says
                     return delegate.authenticate(user, key, session)
                             && !io.pqssh.server.login.AdmittingUserAuthFactory.refused(session, user);

@@ -1,7 +1,5 @@
 package io.pqssh.client.kex;
 
-import io.pqssh.mina.kex.PqKex;
-
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -23,6 +21,8 @@ import org.apache.sshd.common.session.SessionListener;
 import org.apache.sshd.common.util.buffer.Buffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import io.pqssh.mina.kex.PqKex;
 
 /**
  * Sends the client's first KEXINIT with {@code first_kex_packet_follows = TRUE}, followed at once by the guessed
@@ -71,7 +71,7 @@ public final class FirstKexGuessSender implements ReservedSessionMessagesHandler
         List<String> hostKeys = NamedResource.getNameList(cs.getSignatureFactories());
         Set<String> types = knownHostKeyTypes.apply(a.getHostName(), a.getPort());
         FirstKexGuess.Plan plan = FirstKexGuess.plan(kex, hostKeys, known,
-                alg -> io.pqssh.mina.keys.HostKeyAlgorithmOrder.isKnown(alg, types), PqKex::isPostQuantum,
+                alg -> io.pqssh.mina.internal.keys.HostKeyAlgorithmOrder.isKnown(alg, types), PqKex::isPostQuantum,
                 io.pqssh.mina.keys.PqSignatureFactories::isPq);
         if (plan.guess()) {
             cs.setKeyExchangeFactories(FirstKexGuess.reorder(cs.getKeyExchangeFactories(), plan.kex()));

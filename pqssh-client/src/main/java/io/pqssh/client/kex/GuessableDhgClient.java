@@ -1,7 +1,5 @@
 package io.pqssh.client.kex;
 
-import io.pqssh.mina.kex.InitialKexSignature;
-
 import java.nio.charset.StandardCharsets;
 
 import org.apache.sshd.client.kex.DHGClient;
@@ -10,6 +8,8 @@ import org.apache.sshd.common.kex.DHFactory;
 import org.apache.sshd.common.kex.KeyEncapsulationMethod;
 import org.apache.sshd.common.session.Session;
 import org.apache.sshd.common.util.buffer.Buffer;
+
+import io.pqssh.mina.internal.kex.InitialKexSignature;
 
 /**
  * MINA's client side of the (EC)DH and hybrid exchanges, able to send its first packet before the server's KEXINIT

@@ -81,7 +81,7 @@ public final class ClientSetup {
                 supported.add(n);
             }
         }
-        return AlgorithmList.apply("KexAlgorithms", spec, io.pqssh.mina.kex.KexInitDefaults.CLIENT_KEX, supported);
+        return AlgorithmList.apply("KexAlgorithms", spec, io.pqssh.mina.internal.kex.KexInitDefaults.CLIENT_KEX, supported);
     }
 
     /** The customizer for {@code PqsshClient.Builder.customize}; config errors were checked by {@link #check}. */

@@ -20,7 +20,7 @@ import org.apache.sshd.server.channel.AbstractServerChannel;
 
 import io.pqssh.core.agent.AgentClient;
 import io.pqssh.core.agent.AgentProtocol;
-import io.pqssh.mina.kex.InitialKexSignature;
+import io.pqssh.mina.internal.kex.InitialKexSignature;
 
 /**
  * The client's end of a forwarded agent connection: an {@code auth-agent@openssh.com} channel the server opened,

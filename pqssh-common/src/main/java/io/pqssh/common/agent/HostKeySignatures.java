@@ -9,7 +9,7 @@ import org.apache.sshd.common.signature.Signature;
 import org.apache.sshd.common.util.buffer.ByteArrayBuffer;
 
 import io.pqssh.core.agent.SessionBindings;
-import io.pqssh.mina.kex.KexInitDefaults;
+import io.pqssh.mina.internal.kex.KexInitDefaults;
 
 /**
  * The agent's check of a {@code session-bind@openssh.com} signature for every host key type a client may have

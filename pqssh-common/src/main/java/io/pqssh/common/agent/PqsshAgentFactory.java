@@ -14,7 +14,7 @@ import org.apache.sshd.common.session.ConnectionService;
 import org.apache.sshd.common.session.Session;
 
 import io.pqssh.core.agent.AgentClient;
-import io.pqssh.mina.kex.InitialKexSignature;
+import io.pqssh.mina.internal.kex.InitialKexSignature;
 
 /**
  * Agents for MINA, over Unix sockets (MINA's own Unix agent needs Tomcat's native APR library): on a client, the

@@ -11,10 +11,10 @@ import io.pqssh.mina.kex.PqKex;
 /** Algorithm tables for classification: OpenSSH 10's client defaults, what is post-quantum, what is weak. */
 public final class Algorithms {
     /** OpenSSH 10.x {@code KEX_CLIENT_KEX} (myproposal.h): the order a current OpenSSH client proposes. */
-    public static final List<String> OPENSSH10_CLIENT_KEX = io.pqssh.mina.kex.KexInitDefaults.OPENSSH_CLIENT_KEX;
+    public static final List<String> OPENSSH10_CLIENT_KEX = io.pqssh.mina.internal.kex.KexInitDefaults.OPENSSH_CLIENT_KEX;
 
     /** What pqssh's client proposes. */
-    public static final List<String> PQSSH_KEX = io.pqssh.mina.kex.KexInitDefaults.CLIENT_KEX;
+    public static final List<String> PQSSH_KEX = io.pqssh.mina.internal.kex.KexInitDefaults.CLIENT_KEX;
 
     public static final String STRICT_KEX_SERVER = "kex-strict-s-v00@openssh.com";
 

@@ -23,6 +23,7 @@ import io.pqssh.core.sig.SignatureKeyType;
 import io.pqssh.core.sig.SshPublicKey;
 import io.pqssh.mina.ServerSessionWatch;
 import io.pqssh.client.PqsshClient;
+import io.pqssh.mina.internal.keys.HostKeyAlgorithmOrder;
 import io.pqssh.server.FileKeyAuthorizers;
 import io.pqssh.server.PqsshServer;
 

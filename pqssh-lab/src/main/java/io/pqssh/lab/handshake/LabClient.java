@@ -78,7 +78,7 @@ public final class LabClient {
             // like a returning user whose known_hosts holds the host key: its algorithm first (HostKeyAlgorithmOrder)
             String hostKeyType = HandshakeConfig.SIG_TYPES.get(hostKey);
             if (hostKeyType != null) {
-                client.sshClient().setSignatureFactories(io.pqssh.mina.keys.HostKeyAlgorithmOrder.order(
+                client.sshClient().setSignatureFactories(io.pqssh.mina.internal.keys.HostKeyAlgorithmOrder.order(
                         client.sshClient().getSignatureFactories(), java.util.Set.of(hostKeyType)));
             }
             long t0 = System.nanoTime();

@@ -21,6 +21,7 @@ import io.pqssh.core.auth.KemChallenge;
 import io.pqssh.core.auth.KemCredential;
 import io.pqssh.core.auth.KemResponse;
 import io.pqssh.core.wire.MalformedMessageException;
+import io.pqssh.mina.internal.auth.MinaBuffers;
 
 /**
  * Client side of {@code publickey-kem} / {@code publickey-kem-and}. Each method is tried at most once per

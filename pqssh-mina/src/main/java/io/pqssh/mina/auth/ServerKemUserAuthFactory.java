@@ -7,6 +7,7 @@ import org.apache.sshd.server.auth.UserAuth;
 import org.apache.sshd.server.session.ServerSession;
 
 import io.pqssh.core.auth.KemAuthMethod;
+import io.pqssh.mina.internal.auth.ServerKemUserAuth;
 
 /** Registers one KEM method with a MINA server: add it to {@code SshServer.setUserAuthFactories}. */
 public final class ServerKemUserAuthFactory extends AbstractUserAuthFactory {

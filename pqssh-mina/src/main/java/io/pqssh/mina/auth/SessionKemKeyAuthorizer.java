@@ -4,6 +4,7 @@ import org.apache.sshd.server.session.ServerSession;
 
 import io.pqssh.core.auth.KemCredential;
 import io.pqssh.core.auth.KemKeyAuthorizer;
+import io.pqssh.mina.internal.auth.ServerKemUserAuth;
 
 /**
  * A {@link KemKeyAuthorizer} that also sees the session, so it can attach what it found (the key's

@@ -10,6 +10,8 @@ import org.apache.sshd.common.kex.BuiltinDHFactories;
 import org.apache.sshd.common.kex.DHFactory;
 import org.apache.sshd.common.kex.KeyExchangeFactory;
 
+import io.pqssh.mina.internal.kex.KexInitDefaults;
+
 /**
  * Key exchange selection with OpenSSH 10's preference order (MINA's default puts sntrup761 first). The post-quantum
  * methods depend on Bouncy Castle at run time; MINA drops them silently when it is missing or too old, so

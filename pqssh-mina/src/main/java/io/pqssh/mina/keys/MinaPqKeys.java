@@ -23,6 +23,7 @@ import org.slf4j.LoggerFactory;
 
 import io.pqssh.core.sig.SignatureKeyType;
 import io.pqssh.core.sig.SshPublicKey;
+import io.pqssh.mina.internal.keys.PqPublicKeyDecoders;
 
 /**
  * Installs pqssh's post-quantum signature keys into MINA SSHD, and checks at start-up that MINA still works with them.

@@ -28,6 +28,7 @@ import io.pqssh.core.keys.openssh.OpenSshKeyV1;
 import io.pqssh.core.keys.openssh.OpenSshPrivateKey;
 import io.pqssh.core.sig.SignatureKeyType;
 import io.pqssh.core.sig.SshSigningKey;
+import io.pqssh.mina.internal.keys.PqPublicKeyDecoders;
 
 /**
  * MINA {@link KeyPair}s from pqssh signature keys and key files. PQ types become {@link PqPublicKey} +

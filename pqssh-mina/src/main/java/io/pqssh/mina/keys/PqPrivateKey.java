@@ -3,6 +3,7 @@ package io.pqssh.mina.keys;
 import java.security.PrivateKey;
 
 import io.pqssh.core.sig.SshSigningKey;
+import io.pqssh.mina.internal.keys.PqSignature;
 
 /**
  * A pqssh signature private key as a {@link PrivateKey} for MINA's {@code KeyPair}s (host keys, user identities).

@@ -9,6 +9,7 @@ import org.apache.sshd.common.NamedFactory;
 import org.apache.sshd.common.signature.Signature;
 
 import io.pqssh.core.sig.SignatureKeyType;
+import io.pqssh.mina.internal.keys.HostKeyAlgorithmOrder;
 
 /** The PQ signature factories, one per key type name, and the lists pqssh gives MINA. */
 public final class PqSignatureFactories {

@@ -4,6 +4,7 @@ import org.apache.sshd.common.signature.Signature;
 import org.apache.sshd.common.signature.SignatureFactory;
 
 import io.pqssh.core.sig.SignatureKeyType;
+import io.pqssh.mina.internal.keys.PqSignature;
 
 /** The MINA {@link SignatureFactory} (a {@code NamedFactory<Signature>}) for one pqssh key type name. */
 public final class PqSignatureFactory implements SignatureFactory {

@@ -19,6 +19,7 @@ import org.apache.sshd.common.session.SessionListener;
 import org.apache.sshd.server.SshServer;
 
 import io.pqssh.mina.internal.log.SshdLog;
+import io.pqssh.mina.internal.server.PqsshSessionFactory;
 
 /**
  * Limits on connections that have not authenticated yet, with OpenSSH's names where OpenSSH has one:

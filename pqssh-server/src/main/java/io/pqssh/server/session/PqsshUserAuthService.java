@@ -1,7 +1,5 @@
 package io.pqssh.server.session;
 
-import io.pqssh.mina.server.PqsshServerSession;
-
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
@@ -14,8 +12,9 @@ import org.apache.sshd.common.util.buffer.ByteArrayBuffer;
 import org.apache.sshd.server.session.ServerSession;
 import org.apache.sshd.server.session.ServerUserAuthService;
 
-import io.pqssh.mina.auth.AuthAttempt;
+import io.pqssh.mina.internal.auth.AuthAttempt;
 import io.pqssh.mina.internal.log.SshdLog;
+import io.pqssh.mina.server.PqsshServerSession;
 
 /**
  * MINA's user-auth service with sshd's rules ({@code auth2.c}), one instance per connection (see

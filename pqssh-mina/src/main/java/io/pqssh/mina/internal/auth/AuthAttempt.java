@@ -1,4 +1,4 @@
-package io.pqssh.mina.auth;
+package io.pqssh.mina.internal.auth;
 
 import java.security.PublicKey;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.pqssh.mina.kex;
+package io.pqssh.mina.internal.kex;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.pqssh.mina.auth;
+package io.pqssh.mina.internal.auth;
 
 import java.util.Arrays;
 
@@ -7,11 +7,11 @@ import org.apache.sshd.common.util.buffer.Buffer;
 import io.pqssh.core.wire.SshReader;
 
 /** Hands the unread part of a MINA buffer to the MINA-free protocol core. */
-final class MinaBuffers {
+public final class MinaBuffers {
     private MinaBuffers() {
     }
 
-    static SshReader remaining(Buffer buffer) {
+    public static SshReader remaining(Buffer buffer) {
         byte[] rest = Arrays.copyOfRange(buffer.array(), buffer.rpos(), buffer.wpos());
         buffer.rpos(buffer.wpos());
         return new SshReader(rest);

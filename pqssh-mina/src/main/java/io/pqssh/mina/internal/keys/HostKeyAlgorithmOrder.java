@@ -1,4 +1,4 @@
-package io.pqssh.mina.keys;
+package io.pqssh.mina.internal.keys;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -17,6 +17,8 @@ import org.apache.sshd.common.config.keys.KeyUtils;
 import org.apache.sshd.common.session.Session;
 import org.apache.sshd.common.session.SessionListener;
 import org.apache.sshd.common.signature.Signature;
+
+import io.pqssh.mina.keys.PqSignatureFactories;
 
 /**
  * The client's host key algorithm order for one destination, like OpenSSH's {@code order_hostkeyalgs}: the

@@ -1,9 +1,11 @@
-package io.pqssh.mina.server;
+package io.pqssh.mina.internal.server;
 
 import org.apache.sshd.common.io.IoSession;
 import org.apache.sshd.server.ServerFactoryManager;
 import org.apache.sshd.server.session.ServerSessionImpl;
 import org.apache.sshd.server.session.SessionFactory;
+
+import io.pqssh.mina.server.PqsshServerSession;
 
 /** Creates {@link PqsshServerSession}s: {@code sshd.setSessionFactory(new PqsshSessionFactory(sshd, limit))}. */
 public final class PqsshSessionFactory extends SessionFactory {

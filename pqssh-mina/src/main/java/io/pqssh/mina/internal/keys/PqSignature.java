@@ -1,4 +1,4 @@
-package io.pqssh.mina.keys;
+package io.pqssh.mina.internal.keys;
 
 import java.io.ByteArrayOutputStream;
 import java.security.InvalidKeyException;
@@ -12,6 +12,8 @@ import org.apache.sshd.common.signature.Signature;
 import io.pqssh.core.sig.SignatureKeyType;
 import io.pqssh.core.wire.MalformedMessageException;
 import io.pqssh.core.wire.SshReader;
+import io.pqssh.mina.keys.PqPrivateKey;
+import io.pqssh.mina.keys.PqPublicKey;
 
 /**
  * MINA {@link Signature} for one pqssh signature key type, delegating to pqssh-core. As MINA expects,
@@ -25,7 +27,7 @@ public final class PqSignature implements Signature {
     private PqPrivateKey signer;
     private PqPublicKey verifier;
 
-    PqSignature(SignatureKeyType type, String name) {
+    public PqSignature(SignatureKeyType type, String name) {
         this.type = type;
         this.name = name;
     }

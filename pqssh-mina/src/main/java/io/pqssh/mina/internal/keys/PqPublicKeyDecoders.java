@@ -1,4 +1,4 @@
-package io.pqssh.mina.keys;
+package io.pqssh.mina.internal.keys;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,6 +27,10 @@ import io.pqssh.core.sig.SignatureKeyType;
 import io.pqssh.core.sig.SshPublicKey;
 import io.pqssh.core.wire.MalformedMessageException;
 import io.pqssh.core.wire.SshReader;
+import io.pqssh.mina.keys.MinaPqKeys;
+import io.pqssh.mina.keys.PqPrivateKey;
+import io.pqssh.mina.keys.PqPublicKey;
+import io.pqssh.mina.keys.PqSignatureFactories;
 
 /**
  * The three decoders MINA needs for PQ public keys, all strict through pqssh-core (name, exact length, no trailing
@@ -38,7 +42,7 @@ public final class PqPublicKeyDecoders {
     private PqPublicKeyDecoders() {
     }
 
-    static Optional<SignatureKeyType> pqType(String name) {
+    public static Optional<SignatureKeyType> pqType(String name) {
         return SignatureKeyType.forName(name == null ? "" : name).filter(PqPublicKey.TYPES::contains);
     }
 
@@ -92,7 +96,7 @@ public final class PqPublicKeyDecoders {
      * name ({@code string pk}); the latter is completed to the blob. The two cannot be confused: a whole blob starts
      * with the length of the name (under 64), the key data with the length of the key.
      */
-    static PublicKeyEntryDataResolver dataResolver(SignatureKeyType type, String name) {
+    public static PublicKeyEntryDataResolver dataResolver(SignatureKeyType type, String name) {
         return new PublicKeyEntryDataResolver() {
             @Override
             public String encodeEntryKeyData(byte[] bytes) {

@@ -1,4 +1,4 @@
-package io.pqssh.mina.auth;
+package io.pqssh.mina.internal.auth;
 
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -24,6 +24,8 @@ import io.pqssh.core.auth.PendingChallengeLimiter;
 import io.pqssh.core.auth.UnusableKemCredentialException;
 import io.pqssh.core.kem.KemAlgorithm;
 import io.pqssh.core.wire.MalformedMessageException;
+import io.pqssh.mina.auth.KemServerSettings;
+import io.pqssh.mina.auth.SessionKemKeyAuthorizer;
 import io.pqssh.mina.internal.log.LogText;
 
 /**
@@ -36,7 +38,7 @@ public final class ServerKemUserAuth extends AbstractUserAuth {
     private final KemAuthMethod method;
     private final KemServerSettings settings;
 
-    ServerKemUserAuth(KemAuthMethod method, KemServerSettings settings) {
+    public ServerKemUserAuth(KemAuthMethod method, KemServerSettings settings) {
         super(method.wireName());
         this.method = method;
         this.settings = settings;
