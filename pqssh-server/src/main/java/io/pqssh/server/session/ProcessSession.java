@@ -4,15 +4,11 @@ import static io.pqssh.server.session.SessionStreams.copy;
 import static io.pqssh.server.session.SessionStreams.daemon;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.Map;
 
 import org.apache.sshd.server.Environment;
-import org.apache.sshd.server.ExitCallback;
-import org.apache.sshd.server.Signal;
 import org.apache.sshd.server.channel.ChannelSession;
-import org.apache.sshd.server.command.Command;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,18 +23,12 @@ import io.pqssh.server.login.Account;
  * is lost (as in sshd, a background job that keeps them open keeps the channel open). {@code signal} requests go to
  * the process with {@code kill(2)}; a process killed by a signal is reported with {@code exit-signal}.
  */
-final class ProcessSession implements Command {
+final class ProcessSession extends SpawnedCommand {
     private static final Logger LOG = LoggerFactory.getLogger(ProcessSession.class);
     private static final int BUFFER = 64 * 1024;
     private static final int SIGTERM = 15;
 
     private final String command;
-    private InputStream in;
-    private OutputStream out;
-    private OutputStream err;
-    private ExitCallback exit;
-    private volatile SessionProcess process;
-    private ChannelSession channel;
 
     private final boolean subsystem;
 
@@ -51,26 +41,6 @@ final class ProcessSession implements Command {
     ProcessSession(String command, boolean subsystem) {
         this.command = command;
         this.subsystem = subsystem;
-    }
-
-    @Override
-    public void setInputStream(InputStream in) {
-        this.in = in;
-    }
-
-    @Override
-    public void setOutputStream(OutputStream out) {
-        this.out = out;
-    }
-
-    @Override
-    public void setErrorStream(OutputStream err) {
-        this.err = err;
-    }
-
-    @Override
-    public void setExitCallback(ExitCallback callback) {
-        this.exit = callback;
     }
 
     @Override
@@ -103,7 +73,7 @@ final class ProcessSession implements Command {
         int[] stdout = pipes[1];
         int[] stderr = pipes[2];
         process = p;
-        env.addSignalListener((ch, signal) -> forward(signal));
+        env.addSignalListener((ch, signal) -> signalProcess(signal));
         int pid = p.pid();
         SessionFd toProcess = new SessionFd(stdin[1]);
         SessionFd fromOut = new SessionFd(stdout[0]);
@@ -123,16 +93,6 @@ final class ProcessSession implements Command {
         }
     }
 
-    private void forward(Signal signal) {
-        SessionProcess p = process;
-        if (p == null || signal == Signal.WINCH) {
-            return;
-        }
-        if (!p.signal(signal.getNumeric(), false)) {
-            LOG.debug("signal {} to pid {}: no such process", signal, p.pid());
-        }
-    }
-
     private void awaitExit(SessionProcess p, Thread stdout, Thread stderr) {
         SessionProcess.ExitStatus status;
         try {
@@ -147,11 +107,7 @@ final class ProcessSession implements Command {
             exit.onExit(255);
             return;
         }
-        // as sshd: a command killed by a signal gets exit-signal, not exit-status
-        if (status.signalled() && channel instanceof PqsshChannelSession c) {
-            c.exitBySignal(status.signalName(), status.coreDumped());
-        }
-        exit.onExit(status.code());
+        reportExit(status);
     }
 
     @Override

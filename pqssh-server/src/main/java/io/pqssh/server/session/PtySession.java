@@ -4,16 +4,12 @@ import static io.pqssh.server.session.SessionStreams.copy;
 import static io.pqssh.server.session.SessionStreams.daemon;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.util.Map;
 import java.util.Optional;
 
 import org.apache.sshd.server.Environment;
-import org.apache.sshd.server.ExitCallback;
 import org.apache.sshd.server.Signal;
 import org.apache.sshd.server.channel.ChannelSession;
-import org.apache.sshd.server.command.Command;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +28,7 @@ import io.pqssh.server.login.Account;
  * output is in; then everything still in the pty goes out before the exit status. The login is accounted in utmp,
  * wtmp and lastlog as sshd does for a pty session ({@link PtyLogin}, when the server keeps {@link LoginRecords}).
  */
-final class PtySession implements Command {
+final class PtySession extends SpawnedCommand {
     private static final Logger LOG = LoggerFactory.getLogger(PtySession.class);
     private static final long DRAIN_MILLIS = 1000;
     private static final int BUFFER = 32 * 1024;
@@ -40,11 +36,6 @@ final class PtySession implements Command {
     private static final int SIGTERM = 15;
 
     private final String command;
-    private InputStream in;
-    private OutputStream out;
-    private ExitCallback exit;
-    private volatile SessionProcess process;
-    private volatile ChannelSession channel;
     private SessionFd master;
     private SessionFd slave;
     private volatile PtyLogin login;
@@ -52,26 +43,6 @@ final class PtySession implements Command {
     /** @param command the command line, or null for the login shell */
     PtySession(String command) {
         this.command = command;
-    }
-
-    @Override
-    public void setInputStream(InputStream in) {
-        this.in = in;
-    }
-
-    @Override
-    public void setOutputStream(OutputStream out) {
-        this.out = out;
-    }
-
-    @Override
-    public void setErrorStream(OutputStream err) {
-        // a terminal has one output stream
-    }
-
-    @Override
-    public void setExitCallback(ExitCallback callback) {
-        this.exit = callback;
     }
 
     @Override
@@ -150,15 +121,13 @@ final class PtySession implements Command {
     }
 
     private void onSignal(Signal signal, Map<String, String> env) {
-        SessionProcess p = process;
-        if (p == null) {
-            return;
-        }
         if (signal == Signal.WINCH) {
-            Termios.windowSize(master, number(env.get(Environment.ENV_COLUMNS), 80),
-                    number(env.get(Environment.ENV_LINES), 24));
-        } else if (!p.signal(signal.getNumeric(), false)) {
-            LOG.debug("signal {} to pid {}: no such process", signal, p.pid());
+            if (process != null) {
+                Termios.windowSize(master, number(env.get(Environment.ENV_COLUMNS), 80),
+                        number(env.get(Environment.ENV_LINES), 24));
+            }
+        } else {
+            signalProcess(signal);
         }
     }
 
@@ -183,11 +152,7 @@ final class PtySession implements Command {
         }
         login.logout();
         closePty();
-        // as sshd: a shell or command killed by a signal gets exit-signal, not exit-status
-        if (status.signalled() && channel instanceof PqsshChannelSession c) {
-            c.exitBySignal(status.signalName(), status.coreDumped());
-        }
-        exit.onExit(status.code());
+        reportExit(status); // a terminal has one output stream: err, set by MINA, stays unused
     }
 
     private synchronized void closePty() {
