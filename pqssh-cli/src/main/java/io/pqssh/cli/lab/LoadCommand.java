@@ -1,6 +1,5 @@
 package io.pqssh.cli.lab;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,6 +11,7 @@ import io.pqssh.lab.load.LoadMethod;
 import io.pqssh.lab.load.LoadResult;
 import io.pqssh.lab.load.ServerProcess;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code pqssh lab load}: logins per second, latency, server CPU and memory under N concurrent workers. */
@@ -43,11 +43,8 @@ public final class LoadCommand implements Callable<Integer> {
             + " io.pqssh.cli.Main) instead of the lab's counting launcher of the same server.")
     String pqsshMain;
 
-    @Option(names = "--timeout", description = "Per-login timeout in seconds (default 30).")
-    double timeout = 30;
-
-    @Option(names = "--work-dir", description = "Keys, configs and server logs (default: a temporary directory).")
-    Path workDir;
+    @Mixin
+    LabRunOptions run = new LabRunOptions();
 
     @Option(names = "--out", description = "Write load.json, load.csv, load.md and load.png here.")
     Path out;
@@ -57,8 +54,8 @@ public final class LoadCommand implements Callable<Integer> {
         if (workers.isEmpty() || workers.stream().anyMatch(n -> n < 1 || n > 4096)) {
             throw new IllegalArgumentException("--workers: numbers from 1 to 4096");
         }
-        if (warmup < 0 || duration <= 0 || timeout <= 0) {
-            throw new IllegalArgumentException("--warmup >= 0, --duration > 0, --timeout > 0");
+        if (warmup < 0 || duration <= 0) {
+            throw new IllegalArgumentException("--warmup >= 0, --duration > 0");
         }
         for (String s : servers) {
             if (!s.equals("pqssh") && !s.equals("openssh")) {
@@ -66,9 +63,9 @@ public final class LoadCommand implements Callable<Integer> {
             }
         }
         List<LoadMethod> ms = methods.stream().map(LoadMethod::parse).distinct().toList();
-        Path wd = workDir != null ? workDir : Files.createTempDirectory("pqssh-lab-load");
+        Path wd = run.workDir("load");
         LoadLab.Settings s = new LoadLab.Settings(servers, ms, workers, secs(warmup), secs(duration), wd, opensshBin,
-                pqsshMain, secs(timeout));
+                pqsshMain, run.timeout());
         List<LoadResult> rs = LoadLab.run(s, System.err);
         System.out.print(LoadLab.markdown(rs));
         if (out != null) {

@@ -1,14 +1,13 @@
 package io.pqssh.cli.lab;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
 import io.pqssh.lab.pending.PendingLab;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code pqssh lab pending}: server memory against the number of pending authentications. */
@@ -26,11 +25,8 @@ public final class PendingCommand implements Callable<Integer> {
     @Option(names = "--parallel", description = "Connections opened at once (default 8).")
     int parallel = 8;
 
-    @Option(names = "--timeout", description = "Seconds to wait for each challenge / PK_OK (default 30).")
-    double timeout = 30;
-
-    @Option(names = "--work-dir", description = "Keys, config and server log (default: a temporary directory).")
-    Path workDir;
+    @Mixin
+    LabRunOptions run = new LabRunOptions();
 
     @Option(names = "--out", description = "Write pending.json, pending.csv and pending.md here.")
     Path out;
@@ -40,12 +36,12 @@ public final class PendingCommand implements Callable<Integer> {
         if (targets.size() < 2 || targets.stream().anyMatch(t -> t < 0 || t > 8000)) {
             throw new IllegalArgumentException("--targets: at least two counts from 0 to 8000");
         }
-        if (parallel < 1 || timeout <= 0) {
-            throw new IllegalArgumentException("--parallel >= 1, --timeout > 0");
+        if (parallel < 1) {
+            throw new IllegalArgumentException("--parallel >= 1");
         }
-        Path wd = workDir != null ? workDir : Files.createTempDirectory("pqssh-lab-pending");
+        Path wd = run.workDir("pending");
         PendingLab.Report r = PendingLab.run(new PendingLab.Settings(targets, methods, wd,
-                Duration.ofMillis(Math.round(timeout * 1000)), parallel), System.err);
+                run.timeout(), parallel), System.err);
         System.out.print(PendingLab.markdown(r));
         if (out != null) {
             PendingLab.write(out, r);

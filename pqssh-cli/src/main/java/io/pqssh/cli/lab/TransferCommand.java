@@ -2,7 +2,6 @@ package io.pqssh.cli.lab;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -10,6 +9,7 @@ import java.util.concurrent.Callable;
 import io.pqssh.lab.load.ServerProcess;
 import io.pqssh.lab.transfer.TransferLab;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code pqssh lab transfer}: SFTP throughput with SHA-256 integrity checks, pqssh and OpenSSH side by side. */
@@ -45,11 +45,8 @@ public final class TransferCommand implements Callable<Integer> {
     @Option(names = "--openssh-bin", description = "sshd to test (default /usr/sbin/sshd).")
     Path opensshBin = ServerProcess.DEBIAN_SSHD;
 
-    @Option(names = "--timeout", description = "Login timeout in seconds (default 30).")
-    double timeout = 30;
-
-    @Option(names = "--work-dir", description = "Source files, configs, logs (default: a temporary directory).")
-    Path workDir;
+    @Mixin
+    LabRunOptions run = new LabRunOptions();
 
     @Option(names = "--out", description = "Write transfer.json, transfer.csv and transfer.md here.")
     Path out;
@@ -57,9 +54,9 @@ public final class TransferCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         List<Long> sz = sizes.stream().map(TransferLab::parseSize).toList();
-        Path wd = workDir != null ? workDir : Files.createTempDirectory("pqssh-lab-transfer");
+        Path wd = run.workDir("transfer");
         List<TransferLab.Result> rs = TransferLab.run(new TransferLab.Settings(servers, sz, ciphers, wd, opensshBin,
-                Duration.ofMillis(Math.round(timeout * 1000)), protocols, warmClient, warmup, repeat), System.err);
+                run.timeout(), protocols, warmClient, warmup, repeat), System.err);
         if (out != null) {
             TransferLab.write(out, rs);
             System.out.print(Files.readString(out.resolve("transfer.md")));
