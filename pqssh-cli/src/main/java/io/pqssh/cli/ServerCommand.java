@@ -177,13 +177,18 @@ public final class ServerCommand implements Callable<Integer> {
     }
 
     private static PqsshServer start(ServerConfig c) throws Exception {
+        io.pqssh.server.login.LoginPolicy logins =
+                io.pqssh.server.login.LoginPolicy.forThisProcess().withAccessLists(c.access);
+        // UsePAM yes: account checks for every method and keyboard-interactive through PAM, as sshd
+        io.pqssh.server.login.PamLogins pam = c.usePam
+                ? io.pqssh.server.login.PamLogins.checked(io.pqssh.server.login.PamLogins.SSHD) : null;
         PqsshServer.Builder b = PqsshServer.builder().host(c.listenAddress).port(c.port)
                 .hostKeys(hostKeys(c.hostKeys)).kex(c.kexAlgorithms).requirePostQuantumKex(c.requirePostQuantumKex)
                 .authenticationMethods(c.authenticationMethods).maxAuthTries(c.maxAuthTries)
                 .maxSessions(c.maxSessions).connectionTimeouts(c.timeouts)
                 .loginGraceTime(c.loginGraceTime).sftp(c.sftp).preAuthLimits(c.preAuth)
                 // as sshd: root runs each session as the login's account; anyone else can only log in as itself
-                .logins(io.pqssh.server.login.LoginPolicy.forThisProcess().withAccessLists(c.access))
+                .logins(pam == null ? logins : logins.withPam(pam))
                 .sessionPrelude(c.sessionPrelude()).sftpServer(c.sftpServer)
                 // the 'invalid user' of sshd's log lines (refusing is the LoginPolicy's business)
                 .validUser(user -> io.pqssh.server.UserPaths.home(user).isPresent())
@@ -206,7 +211,9 @@ public final class ServerCommand implements Callable<Integer> {
             }
             b.password(new PasswordFile(c.passwordFile));
         }
-        if (c.kbdInteractiveAuthentication) {
+        if (c.kbdInteractiveAuthentication && pam != null) {
+            b.pamKeyboardInteractive(pam);
+        } else if (c.kbdInteractiveAuthentication) {
             if (c.passwordFile == null) {
                 throw new IllegalArgumentException("KbdInteractiveAuthentication yes needs a PasswordFile"
                         + " (lines from 'pqssh passwd USER')");

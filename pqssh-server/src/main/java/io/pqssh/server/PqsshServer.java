@@ -116,6 +116,7 @@ public final class PqsshServer implements AutoCloseable {
         private boolean publickeyHybridAnd;
         private PasswordAuthenticator password;
         private PasswordAuthenticator keyboardInteractive;
+        private io.pqssh.server.login.PamLogins pamKeyboardInteractive;
         private String authenticationMethods;
         private List<String> kex = PqKex.DEFAULT_ORDER;
         private boolean requirePqKex;
@@ -189,6 +190,15 @@ public final class PqsshServer implements AutoCloseable {
          * keyboard-interactive with one {@code Password: } prompt checked by {@code authenticator}, as sshd with PAM
          * (default off).
          */
+        /**
+         * keyboard-interactive through PAM's conversation (sshd with {@code UsePAM yes}); it replaces
+         * {@link #keyboardInteractive(PasswordAuthenticator)}.
+         */
+        public Builder pamKeyboardInteractive(io.pqssh.server.login.PamLogins pam) {
+            this.pamKeyboardInteractive = pam;
+            return this;
+        }
+
         public Builder keyboardInteractive(PasswordAuthenticator authenticator) {
             this.keyboardInteractive = authenticator;
             return this;
@@ -437,7 +447,10 @@ public final class PqsshServer implements AutoCloseable {
             } else {
                 sshd.setPasswordAuthenticator(null);
             }
-            if (keyboardInteractive != null) {
+            if (pamKeyboardInteractive != null) {
+                sshd.setKeyboardInteractiveAuthenticator(null);
+                auth.add(new io.pqssh.server.login.PamKeyboardInteractive(pamKeyboardInteractive));
+            } else if (keyboardInteractive != null) {
                 sshd.setKeyboardInteractiveAuthenticator(new PasswordPrompt(keyboardInteractive));
                 auth.add(org.apache.sshd.server.auth.keyboard.UserAuthKeyboardInteractiveFactory.INSTANCE);
             } else {

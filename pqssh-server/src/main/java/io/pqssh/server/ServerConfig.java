@@ -34,6 +34,8 @@ public final class ServerConfig {
     public boolean kbdInteractiveAuthentication;
     public boolean pubkeyAuthentication = true;
     public Path passwordFile;
+    /** {@code UsePAM}: account checks and keyboard-interactive through the system's PAM (sshd's default no; Debian's file says yes). */
+    public boolean usePam;
     public List<String> kexAlgorithms = PqKex.DEFAULT_ORDER;
     public boolean requirePostQuantumKex;
     public int maxAuthTries = 6;
@@ -127,6 +129,7 @@ public final class ServerConfig {
                         kbdInteractiveAuthentication = yesNo(value);
                 case "pubkeyauthentication" -> pubkeyAuthentication = yesNo(value);
                 case "passwordfile" -> passwordFile = Path.of(value);
+                case "usepam" -> usePam = yesNo(value);
                 case "kexalgorithms" -> kexAlgorithms = PqKex.parseList(value);
                 case "requirepostquantumkex" -> requirePostQuantumKex = yesNo(value);
                 case "strictmodes" -> strictModes = yesNo(value);

@@ -95,6 +95,20 @@ class LoginPolicyTest {
     }
 
     @Test
+    void withPamLockedAndExpiredAreLeftToPamsAccountStackAsSshd() throws Exception {
+        Path sh = shell("bash", "rwxr-xr-x");
+        user("bang", sh, "!");
+        user("nologin", shell("nologin", "rwxr-xr-x"), "*");
+        shadow.put("old", "old:*:19000:0:99999:7::1:");
+        user("old", sh, null);
+        LoginPolicy p = LoginPolicy.switchingUsers(table).withPam(new PamLogins(PamLogins.SSHD));
+        assertTrue(p.admit("bang").allowed(), "sshd with UsePAM yes: a '!' (useradd) account may log in with a key");
+        assertTrue(p.admit("old").allowed(), "pam_unix's account stack decides expiry");
+        assertTrue(refusal(p, "nologin").endsWith("does not allow logins"), "the shell checks stay");
+        assertEquals("sshd", p.pam().orElseThrow().service());
+    }
+
+    @Test
     void refusesAnExpiredAccount() throws Exception {
         user("old", shell("bash", "rwxr-xr-x"), null);
         long day = LocalDate.of(2026, 1, 10).toEpochDay();

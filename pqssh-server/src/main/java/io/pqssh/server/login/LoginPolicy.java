@@ -25,21 +25,37 @@ public final class LoginPolicy {
     private final String onlyUser;
     private final Clock clock;
     private final AccessLists access;
+    private final PamLogins pam;
 
     private LoginPolicy(AccountSource accounts, String onlyUser, Clock clock) {
-        this(accounts, onlyUser, clock, AccessLists.NONE);
+        this(accounts, onlyUser, clock, AccessLists.NONE, null);
     }
 
-    private LoginPolicy(AccountSource accounts, String onlyUser, Clock clock, AccessLists access) {
+    private LoginPolicy(AccountSource accounts, String onlyUser, Clock clock, AccessLists access, PamLogins pam) {
         this.accounts = Objects.requireNonNull(accounts, "accounts");
         this.onlyUser = onlyUser;
         this.clock = clock;
         this.access = Objects.requireNonNull(access, "access");
+        this.pam = pam;
     }
 
     /** The same policy with sshd's AllowUsers/DenyUsers/AllowGroups/DenyGroups lists. */
     public LoginPolicy withAccessLists(AccessLists lists) {
-        return new LoginPolicy(accounts, onlyUser, clock, lists);
+        return new LoginPolicy(accounts, onlyUser, clock, lists, pam);
+    }
+
+    /**
+     * {@code UsePAM yes} ({@code pam} not null): as sshd's allowed_user() with PAM, the locked-password and
+     * shadow-expiry checks are left to PAM's account stack ({@code pam_acct_mgmt}, run after authentication), so a
+     * {@code useradd} account (password {@code !}) logs in with a key; the rest (shell, access lists) stays.
+     */
+    public LoginPolicy withPam(PamLogins p) {
+        return new LoginPolicy(accounts, onlyUser, clock, access, p);
+    }
+
+    /** The PAM logins of {@code UsePAM yes}, or empty. */
+    public Optional<PamLogins> pam() {
+        return Optional.ofNullable(pam);
     }
 
     /** For a server running as root: any admissible account, sessions switch to it. */
@@ -60,7 +76,7 @@ public final class LoginPolicy {
     }
 
     LoginPolicy withClock(Clock c) {
-        return new LoginPolicy(accounts, onlyUser, c, access);
+        return new LoginPolicy(accounts, onlyUser, c, access, pam);
     }
 
     /** Whether sessions switch to the login's account (the server runs as root). */
@@ -101,8 +117,8 @@ public final class LoginPolicy {
             return Admission.unknown("Invalid user " + user);
         }
         Account a = found.get();
-        Optional<String> shadow = accounts.shadowEntry(user);
-        if (shadow.isPresent()) {
+        Optional<String> shadow = pam == null ? accounts.shadowEntry(user) : Optional.empty();
+        if (shadow.isPresent() && pam == null) {
             String[] f = shadow.get().split(":", -1);
             String pw = f.length > 1 ? f[1] : "";
             if (pw.startsWith("!") || pw.equals("*LK*")) {

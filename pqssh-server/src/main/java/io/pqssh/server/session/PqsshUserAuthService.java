@@ -110,6 +110,9 @@ public class PqsshUserAuthService extends ServerUserAuthService implements Pqssh
         String keys = AuthAttempt.keys(session);
         if (progress.succeeded(method, AuthAttempt.submethod(session))) {
             SshdLog.accepted(session.getClientAddress(), method, user, keys);
+            if (!pamAccount(session)) {
+                return;
+            }
             super.handleAuthenticationSuccess(cmd, buffer);
             return;
         }
@@ -136,6 +139,32 @@ public class PqsshUserAuthService extends ServerUserAuthService implements Pqssh
             return;
         }
         reply(session, false);
+    }
+
+    /**
+     * {@code UsePAM yes}: sshd's {@code do_pam_account} after whichever method authenticated; what the account
+     * modules say goes to the client as a banner, and a denial ends the connection as sshd's {@code fatal} does
+     * (no SSH_MSG_USERAUTH_SUCCESS, no disconnect message).
+     */
+    private boolean pamAccount(ServerSession session) throws IOException {
+        io.pqssh.server.login.LoginPolicy policy = io.pqssh.server.login.AdmittingUserAuthFactory.policy(session);
+        if (policy == null || policy.pam().isEmpty()) {
+            return true;
+        }
+        List<String> shown = new java.util.ArrayList<>();
+        java.util.Optional<String> denied = policy.pam().get().account(session, user, shown);
+        if (!shown.isEmpty()) {
+            Buffer banner = session.createBuffer(SshConstants.SSH_MSG_USERAUTH_BANNER, 256);
+            banner.putString(String.join("\n", shown) + "\n");
+            banner.putString("");
+            session.writePacket(banner);
+        }
+        if (denied.isEmpty()) {
+            return true;
+        }
+        SshdLog.notAllowed("fatal: " + io.pqssh.mina.internal.log.LogText.escape(denied.get()) + " [preauth]");
+        session.close(false);
+        return false;
     }
 
     /** As sshd's authctxt->valid: an account the login policy refused (DenyUsers, locked, ...) is an invalid user. */

@@ -1,0 +1,133 @@
+package io.pqssh.server.login;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+import org.apache.sshd.common.AttributeRepository.AttributeKey;
+import org.apache.sshd.server.session.ServerSession;
+
+/**
+ * {@code UsePAM yes}: one PAM transaction per connection for the user who logs in, as sshd's auth-pam.c keeps one:
+ * started with the service name ({@code sshd} unless a test says otherwise), {@code PAM_RHOST} the client's address
+ * and {@code PAM_TTY} {@code ssh} (what sshd sets before a pty exists); {@code pam_acct_mgmt} after every method
+ * that authenticates ({@link #account}), keyboard-interactive through {@code pam_authenticate}'s conversation
+ * ({@link PamKeyboardInteractive}); {@code pam_end} when the connection closes. Immutable; the transaction lives on
+ * the session.
+ */
+public final class PamLogins {
+    /** sshd's PAM service name (its argv[0] basename, {@code sshd}: /etc/pam.d/sshd). */
+    public static final String SSHD = "sshd";
+    private static final AttributeKey<Transaction> KEY = new AttributeKey<>();
+
+    private final String service;
+
+    public PamLogins(String service) {
+        if (service == null || !service.matches("[A-Za-z0-9._-]+")) {
+            throw new IllegalArgumentException("bad PAM service name: " + service);
+        }
+        this.service = service;
+    }
+
+    /** {@code UsePAM yes} fails at start, in one line, when libpam cannot be used. */
+    public static PamLogins checked(String service) {
+        String why = Pam.unavailableReason();
+        if (why != null) {
+            throw new IllegalStateException("UsePAM yes: " + why);
+        }
+        return new PamLogins(service);
+    }
+
+    public String service() {
+        return service;
+    }
+
+    /**
+     * sshd's {@code do_pam_account}: empty when PAM's account stack allows {@code user}, else the line sshd logs
+     * before it ends the connection. Messages a module shows (password expiry warnings) are returned in
+     * {@code shown} for the client.
+     */
+    public Optional<String> account(ServerSession session, String user, List<String> shown) {
+        int rc;
+        try {
+            Transaction t = transaction(session, user);
+            rc = t.run(messages -> {
+                List<String> answers = new ArrayList<>();
+                for (Pam.Message m : messages) {
+                    if (m.prompt()) {
+                        return null; // as sshd's non-interactive conversation: no questions here
+                    }
+                    shown.add(m.text());
+                    answers.add(null);
+                }
+                return answers;
+            }, pam -> pam.acctMgmt(0));
+        } catch (Pam.PamException e) {
+            return Optional.of("Access denied for user " + user + " by PAM account configuration (" + e.getMessage()
+                    + ")");
+        }
+        return rc == Pam.SUCCESS ? Optional.empty()
+                : Optional.of("Access denied for user " + user + " by PAM account configuration");
+    }
+
+    /** The connection's transaction for {@code user}, started on first use. */
+    Transaction transaction(ServerSession session, String user) throws Pam.PamException {
+        synchronized (session) {
+            Transaction t = session.getAttribute(KEY);
+            if (t != null && t.user.equals(user)) {
+                return t;
+            }
+            if (t != null) {
+                t.pam.close(); // sshd refuses a change of user; MINA lets the client try another name
+            }
+            Transaction fresh = new Transaction(user);
+            fresh.pam = Pam.start(service, user, fresh::converse);
+            try {
+                if (session.getClientAddress() instanceof InetSocketAddress a && a.getAddress() != null) {
+                    fresh.pam.setItem(Pam.ITEM_RHOST, a.getAddress().getHostAddress());
+                }
+                fresh.pam.setItem(Pam.ITEM_TTY, "ssh");
+            } catch (Pam.PamException e) {
+                fresh.pam.close();
+                throw e;
+            }
+            session.setAttribute(KEY, fresh);
+            session.addCloseFutureListener(f -> fresh.pam.close());
+            return fresh;
+        }
+    }
+
+    /** A PAM transaction whose conversation is whoever runs the current call. */
+    static final class Transaction {
+        final String user;
+        Pam pam;
+        private volatile Pam.Conversation current;
+
+        Transaction(String user) {
+            this.user = Objects.requireNonNull(user);
+        }
+
+        List<String> converse(List<Pam.Message> messages) throws Exception {
+            Pam.Conversation c = current;
+            return c == null ? null : c.respond(messages);
+        }
+
+        int run(Pam.Conversation conversation, java.util.function.ToIntFunction<Pam> call) {
+            synchronized (this) {
+                current = conversation;
+                try {
+                    return call.applyAsInt(pam);
+                } finally {
+                    current = null;
+                }
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "PAM service " + service;
+    }
+}
