@@ -3,6 +3,7 @@
 # `pqssh scan --zgrab2 FILE --jsonl OUT -q` under -Xmx256m, printing wall time, records/s and peak RSS.
 # Usage: pqssh-inventory/bench/zgrab2-ingest.sh [N ...]    (default: 1000000 5000000)
 #        SINK=store pqssh-inventory/bench/zgrab2-ingest.sh N  the store (SQLite file) is the only sink: --store FILE
+#        SINK=cbom  pqssh-inventory/bench/zgrab2-ingest.sh N  the CycloneDX CBOM is the only sink: --cbom FILE
 # Needs about 0.1 GB of gzip input and 1.3 GB of JSON Lines output per million records in $BENCH_DIR (/tmp).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -23,6 +24,8 @@ for n in "${@:-1000000 5000000}"; do
     if [ "${SINK:-jsonl}" = store ]; then
       rm -f "$dir/out.db"*
       sinkopt="--store $dir/out.db"; outfile="$dir/out.db"
+    elif [ "${SINK:-jsonl}" = cbom ]; then
+      sinkopt="--cbom $dir/out.cdx.json"; outfile="$dir/out.cdx.json"
     else
       sinkopt="--jsonl $dir/out.jsonl"; outfile="$dir/out.jsonl"
     fi
@@ -33,6 +36,8 @@ for n in "${@:-1000000 5000000}"; do
     if [ "${SINK:-jsonl}" = store ]; then
       lines=$("$JAVA_HOME/bin/java" -cp "$cp" io.pqssh.cli.Main inventory trend --store "$dir/out.db" --json \
         | tail -1 | sed 's/.*"total":\([0-9]*\).*/\1/')
+    elif [ "${SINK:-jsonl}" = cbom ]; then
+      lines=$(grep -o '"name":"pqssh:ssh-targets","value":"[0-9]*"' "$dir/out.cdx.json" | grep -o '[0-9]*"$' | tr -d '"')
     else
       lines=$(wc -l <"$dir/out.jsonl")
     fi
@@ -45,6 +50,6 @@ for n in "${@:-1000000 5000000}"; do
       "$count" "$(( $(stat -c %s "$in") / 1000000 ))" "$(( $(stat -c %s "$outfile") / 1000000 ))" "$lines" \
       "$secs" "$(echo "$count / $secs" | bc -l)" "$cpu" "$(echo "$count / $cpu" | bc -l)" "$(( rss / 1024 ))" \
       "${heap:-?}" "$(cut -d' ' -f1-3 /proc/loadavg)" "$(tail -1 "$dir/err")"
-    rm -f "$in" "$dir/out.jsonl" "$dir/out.db"*
+    rm -f "$in" "$dir/out.jsonl" "$dir/out.db"* "$dir/out.cdx.json"
   done
 done
