@@ -27,8 +27,7 @@ public final class OutgoingRelayChannel extends AbstractClientChannel {
     private final byte[] toLocalOnOpen;
     private final byte[] toPeerFirst;
     private final Object lock = new Object();
-    private boolean peerEof; // guarded by lock
-    private boolean localEof; // guarded by lock
+    private final RelayEnds ends = new RelayEnds(lock);
 
     /**
      * @param type the channel type
@@ -72,13 +71,11 @@ public final class OutgoingRelayChannel extends AbstractClientChannel {
 
     @Override
     protected void doOpen() throws IOException {
-        addCloseFutureListener(f -> closeLocal());
+        addCloseFutureListener(f -> RelayEnds.closeQuietly(local));
         // doOpen runs on the confirmation, before the peer's first CHANNEL_DATA is handled: the reply comes first
         ByteBuffer reply = ByteBuffer.wrap(toLocalOnOpen);
         try {
-            while (reply.hasRemaining()) {
-                local.write(reply);
-            }
+            RelayEnds.writeFully(local, reply);
         } catch (IOException e) {
             // the local program went away while the server was opening: the pump below finds the socket gone and
             // closes the channel as any other (throwing here would drop the channel without a CHANNEL_CLOSE)
@@ -86,12 +83,7 @@ public final class OutgoingRelayChannel extends AbstractClientChannel {
         OutputStream toPeer = new ChannelOutputStream(this, getRemoteWindow(), log, SshConstants.SSH_MSG_CHANNEL_DATA,
                 true);
         SocketPump.start(local, toPeer, toPeerFirst, "forward-relay-out", () -> {
-            boolean both;
-            synchronized (lock) {
-                localEof = true;
-                both = peerEof;
-            }
-            if (both) {
+            if (ends.localEnded()) {
                 close(false);
             }
         }, () -> close(false));
@@ -103,10 +95,7 @@ public final class OutgoingRelayChannel extends AbstractClientChannel {
             return;
         }
         try {
-            ByteBuffer b = ByteBuffer.wrap(data, off, (int) len);
-            while (b.hasRemaining()) {
-                local.write(b);
-            }
+            RelayEnds.writeFully(local, ByteBuffer.wrap(data, off, (int) len));
         } catch (IOException e) {
             close(false); // the local end went away: this channel ends, the session goes on
             return;
@@ -124,8 +113,7 @@ public final class OutgoingRelayChannel extends AbstractClientChannel {
         super.handleEof();
         boolean closeNow;
         synchronized (lock) {
-            peerEof = true;
-            closeNow = localEof;
+            closeNow = ends.peerEndedLocked();
         }
         if (!closeNow) {
             try {
@@ -136,14 +124,6 @@ public final class OutgoingRelayChannel extends AbstractClientChannel {
         }
         if (closeNow) {
             close(false);
-        }
-    }
-
-    private void closeLocal() {
-        try {
-            local.close();
-        } catch (IOException e) {
-            // already closed
         }
     }
 }

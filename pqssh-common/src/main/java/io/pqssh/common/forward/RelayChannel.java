@@ -67,8 +67,7 @@ public final class RelayChannel extends AbstractServerChannel {
     private Route socksRoute;
     private final ByteArrayOutputStream early = new ByteArrayOutputStream(); // bytes before the socket exists
     private long earlyUnreleased;
-    private boolean peerEof; // guarded by lock
-    private boolean socketEof; // guarded by lock
+    private final RelayEnds ends = new RelayEnds(lock);
     private OutputStream toPeer;
 
     public RelayChannel(Router router) {
@@ -162,7 +161,7 @@ public final class RelayChannel extends AbstractServerChannel {
             return;
         }
         try {
-            writeFully(s, ByteBuffer.wrap(data, off, (int) len));
+            RelayEnds.writeFully(s, ByteBuffer.wrap(data, off, (int) len));
         } catch (IOException e) {
             close(false); // the local end went away
             return;
@@ -214,10 +213,10 @@ public final class RelayChannel extends AbstractServerChannel {
             toPeer.write(h.success());
             toPeer.flush();
             synchronized (lock) {
-                writeFully(s, ByteBuffer.wrap(early.toByteArray()));
+                RelayEnds.writeFully(s, ByteBuffer.wrap(early.toByteArray()));
                 early.reset();
                 socket = s;
-                if (peerEof) {
+                if (ends.peerEofLocked()) {
                     s.shutdownOutput();
                 }
             }
@@ -230,12 +229,7 @@ public final class RelayChannel extends AbstractServerChannel {
 
     private void startPump(SocketChannel s) {
         SocketPump.start(s, toPeer, new byte[0], "forward-relay", () -> {
-            boolean both;
-            synchronized (lock) {
-                socketEof = true;
-                both = peerEof;
-            }
-            if (both) {
+            if (ends.localEnded()) {
                 close(false);
             }
         }, () -> close(false));
@@ -251,7 +245,7 @@ public final class RelayChannel extends AbstractServerChannel {
         super.handleEof();
         boolean closeNow;
         synchronized (lock) {
-            peerEof = true;
+            boolean socketEof = ends.peerEndedLocked();
             closeNow = socketEof || (socket == null && socks != null);
             if (socket != null && !socketEof) {
                 try {
@@ -271,18 +265,6 @@ public final class RelayChannel extends AbstractServerChannel {
         synchronized (lock) {
             s = socket;
         }
-        if (s != null) {
-            try {
-                s.close();
-            } catch (IOException e) {
-                // already closed
-            }
-        }
-    }
-
-    private static void writeFully(SocketChannel s, ByteBuffer b) throws IOException {
-        while (b.hasRemaining()) {
-            s.write(b);
-        }
+        RelayEnds.closeQuietly(s);
     }
 }
