@@ -196,7 +196,7 @@ public final class ServerCommand implements Callable<Integer> {
                 // as sshd: pty logins in utmp, wtmp and lastlog, and "Last login" (PrintLastLog)
                 .loginRecords(new io.pqssh.server.daemon.SystemLoginRecords(), c.printLastLog);
         FileKeyAuthorizers auth = new FileKeyAuthorizers(c.authorizedKeysFile, c.authorizedKemKeysFile,
-                c.strictModes);
+                c.strictModes).certificates(c.trustedUserCaKeys, c.authorizedPrincipalsFile, c.caSignatureAlgorithms);
         if (c.pubkeyAuthentication) {
             b.publickey(auth.publickey());
         }

@@ -47,6 +47,7 @@ public final class FileKeyAuthorizers {
     private final Function<String, Optional<Path>> homes;
     private final Consumer<String> refusalLog;
     private final ConcurrentHashMap<Path, String> refused = new ConcurrentHashMap<>();
+    private volatile CertificateAuthorizer certificates;
 
     /** Without StrictModes (for embedding and tests whose files live in shared temporary directories). */
     public FileKeyAuthorizers(String authorizedKeysPattern, String authorizedKemKeysPattern) {
@@ -67,12 +68,33 @@ public final class FileKeyAuthorizers {
         this.refusalLog = refusalLog;
     }
 
+    /** User certificates: TrustedUserCAKeys, AuthorizedPrincipalsFile, CASignatureAlgorithms (sshd's defaults: none). */
+    public FileKeyAuthorizers certificates(Path trustedUserCaKeys, String authorizedPrincipalsFile,
+            List<String> caSignatureAlgorithms) {
+        this.certificates = new CertificateAuthorizer(trustedUserCaKeys, authorizedPrincipalsFile,
+                caSignatureAlgorithms, homes);
+        return this;
+    }
+
     public PublickeyAuthenticator publickey() {
-        return (String user, PublicKey key, ServerSession session) -> {
+        return (CertificateOptionsEnforcing) (String user, PublicKey key, ServerSession session) -> {
             ByteArrayBuffer b = new ByteArrayBuffer();
             b.putRawPublicKey(key);
             String addr = address(session);
             boolean refused = AdmittingUserAuthFactory.refused(session, user);
+            if (key instanceof org.apache.sshd.common.config.keys.OpenSshCertificate) {
+                // a certificate never matches a plain authorized_keys line: only its CA can vouch for it
+                CertificateAuthorizer c = certificates != null ? certificates
+                        : new CertificateAuthorizer(null, null, null, homes);
+                Optional<CertificateAuthorizer.Grant> g = c.authorize(b.getCompactData(), user, addr,
+                        ca -> findCertAuthority(user, refused, ca, addr));
+                if (refused || g.isEmpty()) {
+                    return false;
+                }
+                io.pqssh.mina.auth.AuthAttempt.recordCertificate(session, g.get().logText());
+                KeyRestrictions.record(session, g.get().options());
+                return true;
+            }
             Optional<AuthorizedKeyEntry> e = find(user, refused, b.getCompactData(), addr);
             return !refused && e.isPresent() && accepted(session, e.get());
         };
@@ -132,6 +154,26 @@ public final class FileKeyAuthorizers {
         }
         if (kemFilesConfigured()) {
             return findIn(authorizedKemKeysPattern, user, true, decoy, blob, addr, now);
+        }
+        return Optional.empty();
+    }
+
+    /** The first {@code cert-authority} line of the user's authorized_keys files for this CA key, streamed. */
+    private Optional<AuthorizedKeyEntry> findCertAuthority(String user, boolean decoy, byte[] caBlob, String addr) {
+        Instant now = Instant.now();
+        for (String pattern : authorizedKeysPattern.split("\\s+")) {
+            Optional<Path> p = usableFile(pattern, user, decoy);
+            if (p.isEmpty()) {
+                continue;
+            }
+            try {
+                Optional<AuthorizedKeyEntry> e = AuthorizedKeys.findCertAuthority(p.get(), caBlob, addr, now);
+                if (e.isPresent()) {
+                    return e;
+                }
+            } catch (IOException ex) {
+                LOG.warn("cannot read {}: {}", p.get(), ex.getMessage());
+            }
         }
         return Optional.empty();
     }

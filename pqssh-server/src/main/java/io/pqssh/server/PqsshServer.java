@@ -423,7 +423,8 @@ public final class PqsshServer implements AutoCloseable {
                     return delegate.authenticate(user, key, session)
                             && !io.pqssh.server.login.AdmittingUserAuthFactory.refused(session, user);
                 });
-                auth.add(UserAuthPublicKeyFactory.INSTANCE);
+                auth.add(delegate instanceof CertificateOptionsEnforcing ? CertificateOptionsEnforcing.USER_AUTH_FACTORY
+                        : UserAuthPublicKeyFactory.INSTANCE);
                 // choose the ML-DSA verification provider (self-check + timing in the background, logged once)
                 io.pqssh.core.sig.SigProviders.startSelection();
                 if (publickeyHybridAnd || (authenticationMethods != null && java.util.Arrays.stream(

@@ -26,6 +26,12 @@ public final class ServerConfig {
     public final List<Path> hostKeys = new ArrayList<>();
     public String authorizedKeysFile = ".ssh/authorized_keys";
     public String authorizedKemKeysFile = ".ssh/authorized_kem_keys";
+    /** TrustedUserCAKeys: CA public keys whose user certificates are accepted (null: none). */
+    public Path trustedUserCaKeys;
+    /** AuthorizedPrincipalsFile (null or none: the certificate must list the user name). */
+    public String authorizedPrincipalsFile;
+    /** CASignatureAlgorithms (null: {@link CertificateAuthorizer#DEFAULT_CA_SIGNATURE_ALGORITHMS}). */
+    public List<String> caSignatureAlgorithms;
     public boolean kemAuthentication = true;
     public Set<KemAlgorithm> kemAuthAlgorithms = EnumSet.of(KemAlgorithm.MLKEM768);
     public String authenticationMethods = "any";
@@ -121,6 +127,9 @@ public final class ServerConfig {
                 case "pidfile" -> pidFile = value.equalsIgnoreCase("none") ? null : Path.of(value);
                 case "authorizedkeysfile" -> authorizedKeysFile = value;
                 case "authorizedkemkeysfile" -> authorizedKemKeysFile = value;
+                case "trustedusercakeys" -> trustedUserCaKeys = value.equalsIgnoreCase("none") ? null : Path.of(value);
+                case "authorizedprincipalsfile" -> authorizedPrincipalsFile = value;
+                case "casignaturealgorithms" -> caSignatureAlgorithms = List.of(value.split(","));
                 case "kemauthentication" -> kemAuthentication = yesNo(value);
                 case "kemauthalgorithms" -> kemAuthAlgorithms = kemAlgorithms(value);
                 case "authenticationmethods" -> authenticationMethods = value;

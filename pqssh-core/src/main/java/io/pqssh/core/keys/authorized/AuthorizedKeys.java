@@ -101,6 +101,21 @@ public final class AuthorizedKeys {
      */
     public static Optional<AuthorizedKeyEntry> find(Path file, boolean kemFormat, byte[] publicKeyBlob,
             String clientAddress, Instant now) throws IOException {
+        return find(file, kemFormat, publicKeyBlob, clientAddress, now, false);
+    }
+
+    /**
+     * As {@link #find(Path, boolean, byte[], String, Instant)} for a CA key: the first {@code cert-authority} entry
+     * for {@code caKeyBlob} the client may use now (the entry's {@code principals=} then names what the
+     * certificate must list).
+     */
+    public static Optional<AuthorizedKeyEntry> findCertAuthority(Path file, byte[] caKeyBlob, String clientAddress,
+            Instant now) throws IOException {
+        return find(file, false, caKeyBlob, clientAddress, now, true);
+    }
+
+    private static Optional<AuthorizedKeyEntry> find(Path file, boolean kemFormat, byte[] publicKeyBlob,
+            String clientAddress, Instant now, boolean certAuthority) throws IOException {
         String source = file.toString();
         ZoneId zone = ZoneId.systemDefault();
         int rejected = 0;
@@ -115,7 +130,7 @@ public final class AuthorizedKeys {
                     }
                     continue;
                 }
-                if (e != null && e.matchesBlob(publicKeyBlob) && !e.options().certAuthority()
+                if (e != null && e.matchesBlob(publicKeyBlob) && e.options().certAuthority() == certAuthority
                         && e.denialReason(clientAddress, null, now).isEmpty()) {
                     return Optional.of(e);
                 }

@@ -69,6 +69,20 @@ public final class AuthAttempt {
                 + KeyFingerprints.sha256(KemPublicKey.blob(algorithm, rawPublicKey)));
     }
 
+    /**
+     * Replaces the last key recorded with a certificate's description ({@code ED25519-CERT SHA256:... ID id (serial
+     * N) CA ED25519 SHA256:...}, sshd's wording), once the certificate was accepted.
+     */
+    public static void recordCertificate(Session session, String text) {
+        AuthAttempt a = current(session);
+        synchronized (a) {
+            if (!a.keys.isEmpty()) {
+                a.keys.remove(a.keys.size() - 1);
+            }
+            a.keys.add(text);
+        }
+    }
+
     private static void recordKeyText(Session session, String text) {
         AuthAttempt a = current(session);
         synchronized (a) {
@@ -110,6 +124,10 @@ public final class AuthAttempt {
     static String sshdKeyType(String type) {
         if (type == null) {
             return "UNKNOWN";
+        }
+        if (type.endsWith("-cert-v01@openssh.com")) {
+            // sshd: ED25519-CERT; the certificate's id and CA are added once it is accepted
+            return sshdKeyType(type.substring(0, type.length() - "-cert-v01@openssh.com".length())) + "-CERT";
         }
         if (type.equals("ssh-ed25519")) {
             return "ED25519";
