@@ -91,7 +91,7 @@ public final class FileKeyAuthorizers {
                 if (refused || g.isEmpty()) {
                     return false;
                 }
-                io.pqssh.mina.auth.AuthAttempt.recordCertificate(session, g.get().logText());
+                io.pqssh.mina.internal.auth.AuthAttempt.recordCertificate(session, g.get().logText());
                 KeyRestrictions.record(session, g.get().options());
                 return true;
             }
