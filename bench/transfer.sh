@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# Bulk transfer as users run it: whole client processes (`pqssh scp`, `pqssh sftp -b`, `pqssh ssh host 'cat > f'`)
+# against OpenSSH's scp/sftp/ssh, against a loopback sshd and a loopback `pqssh server`, both started here with their
+# own host key and config on free ports. Runs are alternated (OpenSSH then pqssh, the order flipped every repeat)
+# so both clients see the same load; the machine's load average is printed before and after. docs/results.
+#
+# Per row: median MB/s (file size / whole-process wall time, start-up included), median client CPU seconds
+# (user+sys of the client process tree, /usr/bin/time), median server CPU seconds per run (the listener's
+# utime+stime+cutime+cstime from /proc, so sshd's reaped per-connection children count), and the cipher the
+# client reported negotiating (one `ssh -v` probe per client/server/cipher).
+#
+# Options: -s MB (size, default 256), -n RUNS (repeats, default 3),
+#   -c CIPHERS (comma list, default chacha20-poly1305@openssh.com,aes128-gcm@openssh.com,aes256-gcm@openssh.com,aes128-ctr;
+#   aes*-ctr uses hmac-sha2-256-etm@openssh.com), -S SERVERS (sshd,pqssh), -m MODES (comma list of
+#   scp-up,scp-down,sftp-up,sftp-down,cat-up,cat-down; default all), -d DIR (where files go, default /dev/shm),
+#   --client-opts "JVM flags" (PQSSH_JAVA_OPTS for the pqssh client), --server-opts "JVM flags" (for pqssh server).
+# Everything it starts is stopped by PID on exit; the work directory is removed.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+size=256
+runs=3
+ciphers="chacha20-poly1305@openssh.com,aes128-gcm@openssh.com,aes256-gcm@openssh.com,aes128-ctr"
+servers="sshd,pqssh"
+modes="scp-up,scp-down,sftp-up,sftp-down,cat-up,cat-down"
+dir=/dev/shm
+client_opts=""
+server_opts=""
+usage() {
+  echo "usage: $0 [-s MB] [-n RUNS] [-c CIPHERS] [-S sshd,pqssh] [-m MODES] [-d DIR] [--client-opts F] [--server-opts F]" >&2
+  exit 2
+}
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -s) size="$2"; shift 2 ;;
+    -n) runs="$2"; shift 2 ;;
+    -c) ciphers="$2"; shift 2 ;;
+    -S) servers="$2"; shift 2 ;;
+    -m) modes="$2"; shift 2 ;;
+    -d) dir="$2"; shift 2 ;;
+    --client-opts) client_opts="$2"; shift 2 ;;
+    --server-opts) server_opts="$2"; shift 2 ;;
+    *) usage ;;
+  esac
+done
+[[ "$size" =~ ^[0-9]+$ ]] && [ "$size" -gt 0 ] || { echo "-s takes a size in MB, got '$size'" >&2; exit 2; }
+[[ "$runs" =~ ^[0-9]+$ ]] && [ "$runs" -gt 0 ] || { echo "-n takes a count, got '$runs'" >&2; exit 2; }
+for b in /usr/bin/ssh /usr/bin/scp /usr/bin/sftp /usr/sbin/sshd /usr/bin/ssh-keygen /usr/bin/time python3; do
+  command -v "$b" >/dev/null || { echo "needs $b (apt-get install openssh-client openssh-server time python3)" >&2; exit 1; }
+done
+pqssh="$here/pqssh"
+me="$(id -un)"
+work="$(mktemp -d "$dir/pqssh-transfer.XXXXXX")"
+chmod 755 "$work"
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+"$pqssh" --version >/dev/null  # builds and prepares the start-up cache now, not inside a measured run
+ssh-keygen -q -t ed25519 -N '' -C bench -f "$work/id_ed25519"
+ssh-keygen -q -t ed25519 -N '' -f "$work/host_ed25519"
+cp "$work/id_ed25519.pub" "$work/authorized_keys"
+chmod 644 "$work/authorized_keys"
+mkdir -p /run/sshd 2>/dev/null || true
+head -c "$((size * 1024 * 1024))" /dev/urandom > "$work/src"
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_port() {
+  for _ in $(seq 1 600); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  echo "nothing listens on 127.0.0.1:$1" >&2; exit 1
+}
+declare -A port pid
+port[sshd]=$(free_port)
+cat > "$work/sshd_config" <<CONF
+Port ${port[sshd]}
+ListenAddress 127.0.0.1
+HostKey $work/host_ed25519
+AuthorizedKeysFile $work/authorized_keys
+PidFile $work/sshd.pid
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+Ciphers +aes128-ctr,aes256-ctr
+Subsystem sftp internal-sftp
+CONF
+/usr/sbin/sshd -D -e -f "$work/sshd_config" 2>"$work/sshd.log" &
+pid[sshd]=$!; pids+=($!)
+port[pqssh]=$(free_port)
+PQSSH_JAVA_OPTS="$server_opts" "$pqssh" server -D -p "${port[pqssh]}" -o ListenAddress=127.0.0.1 \
+  -o HostKey="$work/host_ed25519" -o AuthorizedKeysFile="$work/authorized_keys" -o AuthorizedKEMKeysFile=none \
+  -o StrictModes=no >"$work/pqssh-server.log" 2>&1 &
+pid[pqssh]=$!; pids+=($!)
+wait_port "${port[sshd]}"; wait_port "${port[pqssh]}"
+
+# options both clients take: own key, own known_hosts, no user config
+common=(-F /dev/null -i "$work/id_ed25519" -o UserKnownHostsFile="$work/known_hosts"
+  -o StrictHostKeyChecking=accept-new -o BatchMode=yes)
+algs() { # cipher -> -o options
+  case "$1" in
+    *-ctr) echo "-o Ciphers=$1 -o MACs=hmac-sha2-256-etm@openssh.com" ;;
+    *) echo "-o Ciphers=$1" ;;
+  esac
+}
+server_cpu() { # listener's own and reaped children's CPU, in clock ticks
+  awk '{ print $14 + $15 + $16 + $17 }' "/proc/$1/stat"
+}
+settle() { # until the listener has no live per-connection child (sshd), at most 3 s
+  for _ in $(seq 1 30); do
+    [ -z "$(pgrep -P "$1" 2>/dev/null)" ] && return 0
+    sleep 0.1
+  done
+}
+
+# $1 client (openssh|pqssh) $2 server $3 mode $4 cipher -> the command line in the array cmd
+build_cmd() {
+  local client="$1" server="$2" mode="$3" cipher="$4" p="${port[$2]}" host="$me@127.0.0.1"
+  local -a a
+  read -r -a a <<<"$(algs "$cipher")"
+  local scp=(/usr/bin/scp) sftp=(/usr/bin/sftp) ssh=(/usr/bin/ssh)
+  if [ "$client" = pqssh ]; then scp=("$pqssh" scp); sftp=("$pqssh" sftp); ssh=("$pqssh" ssh); fi
+  rm -f "$work/dst" "$work/got"
+  case "$mode" in
+    scp-up) cmd=("${scp[@]}" -q "${common[@]}" "${a[@]}" -P "$p" "$work/src" "$host:$work/dst"); out="$work/dst" ;;
+    scp-down) cmd=("${scp[@]}" -q "${common[@]}" "${a[@]}" -P "$p" "$host:$work/src" "$work/got"); out="$work/got" ;;
+    sftp-up) echo "put $work/src $work/dst" > "$work/batch"
+      cmd=("${sftp[@]}" -q "${common[@]}" "${a[@]}" -P "$p" -b "$work/batch" "$host"); out="$work/dst" ;;
+    sftp-down) echo "get $work/src $work/got" > "$work/batch"
+      cmd=("${sftp[@]}" -q "${common[@]}" "${a[@]}" -P "$p" -b "$work/batch" "$host"); out="$work/got" ;;
+    cat-up) cmd=("${ssh[@]}" "${common[@]}" "${a[@]}" -p "$p" "$host" "cat > $work/dst"); out="$work/dst" ;;
+    cat-down) cmd=("${ssh[@]}" "${common[@]}" "${a[@]}" -p "$p" "$host" "cat $work/src"); out="$work/got" ;;
+    *) echo "unknown mode $mode" >&2; exit 2 ;;
+  esac
+}
+
+# one run; appends "MBps cpu_s server_cpu_s" to $work/res.<key>
+run_one() {
+  local client="$1" server="$2" mode="$3" cipher="$4" key="$1.$2.$3.$4"
+  build_cmd "$client" "$server" "$mode" "$cipher"
+  local in=/dev/null stdout=/dev/null
+  [ "$mode" = cat-up ] && in="$work/src"
+  [ "$mode" = cat-down ] && stdout="$work/got"
+  local s0 s1
+  s0=$(server_cpu "${pid[$server]}")
+  if ! PQSSH_JAVA_OPTS="$client_opts" /usr/bin/time -f "%e %U %S" -o "$work/time" "${cmd[@]}" \
+      <"$in" >"$stdout" 2>"$work/client.err"; then
+    echo "FAILED: ${cmd[*]}" >&2; tail -5 "$work/client.err" >&2; exit 1
+  fi
+  settle "${pid[$server]}"
+  s1=$(server_cpu "${pid[$server]}")
+  local got
+  got=$(stat -c %s "$out" 2>/dev/null || echo 0)
+  [ "$got" = "$((size * 1024 * 1024))" ] || { echo "FAILED: $key wrote $got bytes" >&2; exit 1; }
+  local tck; tck=$(getconf CLK_TCK)
+  awk -v sz="$size" -v t="$(tail -1 "$work/time")" -v s0="$s0" -v s1="$s1" -v hz="$tck" \
+    'BEGIN { split(t, f, " "); printf "%.1f %.2f %.2f\n", sz * 1.048576 / f[1], f[2] + f[3], (s1 - s0) / hz }' \
+    >> "$work/res.$key"
+}
+
+probe_cipher() { # what the client says it negotiated (client->server)
+  local client="$1" server="$2" cipher="$3" -a a
+  read -r -a a <<<"$(algs "$cipher")"
+  local ssh=(/usr/bin/ssh); [ "$client" = pqssh ] && ssh=("$pqssh" ssh)
+  "${ssh[@]}" -v "${common[@]}" "${a[@]}" -p "${port[$server]}" "$me@127.0.0.1" true </dev/null 2>&1 \
+    | sed -n 's/.*kex: client->server cipher: \([^ ]*\) MAC: \([^ ]*\).*/\1 \2/p' | head -1
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+IFS=, read -r -a C <<<"$ciphers"
+IFS=, read -r -a S <<<"$servers"
+IFS=, read -r -a M <<<"$modes"
+declare -A negotiated
+for s in "${S[@]}"; do
+  for c in "${C[@]}"; do
+    for cl in openssh pqssh; do
+      negotiated[$cl.$s.$c]="$(probe_cipher "$cl" "$s" "$c")"
+      [ -n "${negotiated[$cl.$s.$c]}" ] || { echo "FAILED: $cl could not negotiate $c with $s" >&2; exit 1; }
+    done
+  done
+done
+
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "# pqssh bulk transfer, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, ${size} MiB, $runs alternated runs," \
+  "$(/usr/bin/ssh -V 2>&1 | cut -d, -f1), load average at start $load0"
+echo "# client JVM opts: '${client_opts:-launcher defaults}', server JVM opts: '${server_opts:-launcher defaults}'"
+for r in $(seq 1 "$runs"); do
+  for c in "${C[@]}"; do
+    for s in "${S[@]}"; do
+      for m in "${M[@]}"; do
+        if [ $((r % 2)) = 1 ]; then
+          run_one openssh "$s" "$m" "$c"; run_one pqssh "$s" "$m" "$c"
+        else
+          run_one pqssh "$s" "$m" "$c"; run_one openssh "$s" "$m" "$c"
+        fi
+      done
+    done
+  done
+done
+echo
+echo "| mode | cipher (negotiated, pqssh) | server | OpenSSH MB/s | pqssh MB/s | ratio | OpenSSH CPU s | pqssh CPU s | CPU ratio | server CPU s (OpenSSH / pqssh client) |"
+echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+for m in "${M[@]}"; do
+  for c in "${C[@]}"; do
+    for s in "${S[@]}"; do
+      o="$work/res.openssh.$s.$m.$c" p="$work/res.pqssh.$s.$m.$c"
+      om=$(cut -d' ' -f1 "$o" | median); pm=$(cut -d' ' -f1 "$p" | median)
+      oc=$(cut -d' ' -f2 "$o" | median); pc=$(cut -d' ' -f2 "$p" | median)
+      os=$(cut -d' ' -f3 "$o" | median); ps=$(cut -d' ' -f3 "$p" | median)
+      awk -v m="$m" -v c="${negotiated[pqssh.$s.$c]}" -v s="$s" -v om="$om" -v pm="$pm" -v oc="$oc" -v pc="$pc" \
+        -v os="$os" -v ps="$ps" -v srv="$([ "$s" = sshd ] && echo "OpenSSH sshd" || echo "pqssh server")" \
+        'BEGIN { printf "| %s | %s | %s | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f / %.2f |\n",
+          m, c, srv, om, pm, pm / om, oc, pc, pc / oc, os, ps }'
+    done
+  done
+done
+echo
+echo "# load average at end $(cut -d' ' -f1-3 /proc/loadavg); OpenSSH negotiated:"
+for k in "${!negotiated[@]}"; do
+  case "$k" in openssh.*) echo "#   ${k#openssh.}: ${negotiated[$k]}" ;; esac
+done | sort
