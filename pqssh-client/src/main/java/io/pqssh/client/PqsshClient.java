@@ -349,7 +349,7 @@ public final class PqsshClient implements AutoCloseable {
             SshClient client = ClientBuilder.builder().build();
             // OpenSSH 10.5's client lists, not MINA's (which offer ssh-rsa, CBC, hmac-sha1): KexInitDefaults
             client.setSignatureFactories(io.pqssh.mina.internal.kex.KexInitDefaults.hostKeyAlgorithms());
-            client.setCipherFactories(io.pqssh.mina.internal.kex.KexInitDefaults.ciphers());
+            client.setCipherFactories(io.pqssh.common.cipher.TransportCiphers.defaults());
             client.setMacFactories(io.pqssh.mina.internal.kex.KexInitDefaults.macs());
             client.setCompressionFactories(io.pqssh.mina.internal.kex.KexInitDefaults.compression());
             CoreModuleProperties.CLIENT_IDENTIFICATION.set(client, io.pqssh.mina.PqsshVersion.softwareVersion());

@@ -404,7 +404,8 @@ public final class PqsshServer implements AutoCloseable {
             SshServer sshd = ServerBuilder.builder().factory(ListeningSshServer::new).build();
             sshd.setSignatureFactories(io.pqssh.mina.keys.PqSignatureFactories.withPq(sshd.getSignatureFactories()));
             // OpenSSH 10.5's ciphers; MACs without SHA-1; zlib@openssh.com only (after auth): KexInitDefaults
-            sshd.setCipherFactories(io.pqssh.mina.internal.kex.KexInitDefaults.ciphers());
+            // chacha20-poly1305 on the JDK's ChaCha20 (TransportCiphers)
+            sshd.setCipherFactories(io.pqssh.common.cipher.TransportCiphers.defaults());
             sshd.setMacFactories(io.pqssh.mina.internal.kex.KexInitDefaults.macs());
             sshd.setCompressionFactories(io.pqssh.mina.internal.kex.KexInitDefaults.compression());
             // "SSH-2.0-pqssh_0.1.0", not MINA's "SSH-2.0-APACHE-SSHD-2.20.0"

@@ -129,7 +129,7 @@ public final class ClientSetup {
                     supportedCiphers);
             List<NamedFactory<Cipher>> out = new ArrayList<>();
             for (String n : l) {
-                out.add(BuiltinCiphers.fromFactoryName(n));
+                out.add(io.pqssh.common.cipher.TransportCiphers.byName(n));
             }
             client.setCipherFactories(out);
         }
