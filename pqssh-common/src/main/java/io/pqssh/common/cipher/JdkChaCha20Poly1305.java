@@ -52,15 +52,16 @@ public final class JdkChaCha20Poly1305 implements Cipher {
         if (key == null || key.length < 2 * KEY_BYTES) {
             throw new IllegalArgumentException("chacha20-poly1305 needs a 64-byte key");
         }
-        if (iv == null || iv.length != Long.BYTES || iv[0] != 0 || iv[1] != 0 || iv[2] != 0 || iv[3] != 0) {
+        // MINA writes the sequence number into the first 8 bytes of its (longer) key-derived IV
+        if (iv == null || iv.length < Long.BYTES || iv[0] != 0 || iv[1] != 0 || iv[2] != 0 || iv[3] != 0) {
             throw new IllegalArgumentException("chacha20-poly1305 needs the 32-bit packet sequence number as its IV");
         }
         this.mode = mode;
         bodyKey = new SecretKeySpec(Arrays.copyOfRange(key, 0, KEY_BYTES), "ChaCha20");
         headerKey = new SecretKeySpec(Arrays.copyOfRange(key, KEY_BYTES, 2 * KEY_BYTES), "ChaCha20");
         firstSeq = 0;
-        for (byte b : iv) {
-            firstSeq = firstSeq << 8 | (b & 0xff);
+        for (int i = 0; i < Long.BYTES; i++) {
+            firstSeq = firstSeq << 8 | (iv[i] & 0xff);
         }
         seq = firstSeq;
         startPacket();
