@@ -234,6 +234,17 @@ public final class SshCommand implements Callable<Integer> {
             if (verbosity == 0 && !quiet && config.value("LogLevel").isPresent()) {
                 log = new ClientLog(err, Math.max(0, config.logVerbosity()), config.logQuiet());
             }
+            java.util.Optional<String> refused = config.refuseConnection();
+            if (refused.isPresent()) {
+                // OpenSSH 10's RefuseConnection: the configuration forbids this destination
+                log.fatal("pqssh: connection to " + config.originalHost() + " refused by configuration"
+                        + " (RefuseConnection yes, " + refused.get() + ")");
+                return 255;
+            }
+            for (String w : config.ignoredOptionWarnings()) {
+                // once per keyword, before connecting: the option is accepted, and not carried out
+                log.error("pqssh: warning: " + w);
+            }
             return run(config, log);
         } catch (ConfigException e) {
             err.println("pqssh: " + e.getMessage());

@@ -98,7 +98,7 @@ class SystemSshConfigTest {
         CliHarness.Result v = with(system, home, () -> CliHarness.pqssh("ssh", "-v", "-G", "other"));
         assertEquals(0, v.rc(), v.all());
         assertTrue(v.err().contains("Reading configuration data " + system.toAbsolutePath()), v.all());
-        assertTrue(v.err().contains("ForwardX11Trusted yes: not implemented by pqssh, skipped in the system-wide"
+        assertTrue(v.err().contains("CheckHostIP yes: not implemented by pqssh, skipped in the system-wide"
                 + " file"), v.all());
         has(v, "port 2300");
     }
@@ -130,10 +130,10 @@ class SystemSshConfigTest {
         assertTrue(r.err().contains(system.toAbsolutePath() + " line 2: Bad configuration option: nosuchoption"),
                 r.all());
         // in the user's own file an unimplemented option stays an error (it is written for pqssh too)
-        Path home2 = home("Host *", "    ForwardX11Trusted yes");
+        Path home2 = home("Host *", "    VerifyHostKeyDNS yes");
         CliHarness.Result u = with(systemFile(DEBIAN_STOCK, null), home2, () -> CliHarness.pqssh("ssh", "-G", "web"));
         assertEquals(255, u.rc(), u.all());
-        assertTrue(u.err().contains("Unsupported option \"ForwardX11Trusted\""), u.all());
+        assertTrue(u.err().contains("Unsupported option \"VerifyHostKeyDNS\""), u.all());
     }
 
     @Test

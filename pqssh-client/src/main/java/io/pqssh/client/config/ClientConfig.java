@@ -126,6 +126,42 @@ public final class ClientConfig {
         return Keywords.aliases().getOrDefault(k, k);
     }
 
+    /**
+     * One line per keyword pqssh accepts without carrying it out ({@link Keyword.Status#WARNED}) whose resolved
+     * value asks for something: what pqssh does instead, for a warning before connecting.
+     */
+    public List<String> ignoredOptionWarnings() {
+        List<String> out = new ArrayList<>();
+        for (Keyword k : Keywords.all()) {
+            if (k.status() != Keyword.Status.WARNED) {
+                continue;
+            }
+            Optional<OptionValue> v = value(k.name());
+            if (v.isPresent() && !(v.get().args().size() == 1 && k.behavesAs(v.get().first()))) {
+                out.add(k.name() + " " + v.get().joined() + " (" + v.get().source() + "): " + k.note());
+            }
+        }
+        return out;
+    }
+
+    /** RekeyLimit's data amount in bytes, if set and not {@code default} (0: no limit by amount). */
+    public Optional<Long> rekeyBytes() {
+        return value("RekeyLimit").filter(v -> !v.first().equalsIgnoreCase("default"))
+                .map(v -> Validators.parseSize(v.first()));
+    }
+
+    /** RekeyLimit's time in seconds, if given and not {@code default} (0, {@code none}: no limit by time). */
+    public Optional<Long> rekeySeconds() {
+        return value("RekeyLimit").filter(v -> v.args().size() == 2 && !v.args().get(1).equalsIgnoreCase("default"))
+                .map(v -> Validators.parseSeconds(v.args().get(1)));
+    }
+
+    /** RefuseConnection yes (OpenSSH 10): where it was set, if it refuses this destination. */
+    public Optional<String> refuseConnection() {
+        return value("RefuseConnection").filter(v -> v.first().equalsIgnoreCase("yes")
+                || v.first().equalsIgnoreCase("true")).map(OptionValue::source);
+    }
+
     // ---- resolved, typed
 
     /** The name given on the command line (ssh's {@code %n}). */

@@ -191,13 +191,13 @@ final class ConfigReader {
         }
         switch (k.status()) {
             case IGNORED -> {
-                debug.accept(where + ": Ignored option \"" + name + "\" (as OpenSSH 10 ignores it)");
-                return;
+                if (active) {
+                    debug.accept(where + ": Ignored option \"" + name + "\": " + k.note());
+                }
             }
             case UNSUPPORTED -> {
-                if (k.behavesAs() != null && args.size() == 1 && k.behavesAs().equalsIgnoreCase(args.get(0))) {
-                    debug.accept(where + ": " + k.name() + " " + args.get(0) + ": pqssh behaves so already");
-                    return;
+                if (k.behavesAs(args.size() == 1 ? args.get(0) : null)) {
+                    break;
                 }
                 if (systemDir != null) {
                     debug.accept(where + ": " + k.name() + " " + String.join(" ", args) + ": not implemented by"
@@ -205,8 +205,9 @@ final class ConfigReader {
                     return;
                 }
                 throw new ConfigException(where + ": Unsupported option \"" + k.name() + "\": pqssh does not"
-                        + " implement it" + (k.behavesAs() == null ? "" : " (only '" + k.behavesAs() + "' is"
-                        + " accepted)") + "; see docs/client.md");
+                        + " implement it, and ignoring it could weaken security" + (k.behavesAs() == null ? ""
+                        : " (only '" + k.behavesAs().replace("|", "' or '") + "' is accepted)")
+                        + "; see docs/client.md");
             }
             default -> {
             }

@@ -12,8 +12,17 @@ public record Keyword(String name, Status status, boolean accumulates, Validator
     public enum Status {
         /** Implemented. */
         SUPPORTED,
-        /** Accepted and ignored, because OpenSSH ignores it too (deprecated, or compiled out as GSSAPI is). */
+        /**
+         * Accepted and ignored with a {@code debug1} line: OpenSSH ignores it too (deprecated, or compiled out as
+         * GSSAPI is), or it only tunes something pqssh does not do, so ignoring it cannot weaken security.
+         */
         IGNORED,
+        /**
+         * Not implemented, and ignoring it cannot weaken security (it asks for something extra, such as X11
+         * forwarding or connection sharing): accepted; when the resolved value is not one of {@link #behavesAs()}
+         * (values separated by {@code |}), one warning line says what pqssh does instead.
+         */
+        WARNED,
         /**
          * Known to OpenSSH, not implemented by pqssh: an error, except for {@link #behavesAs()}, the one value
          * (case-insensitive) that describes what pqssh does anyway (e.g. {@code ForwardX11 no}).
@@ -25,6 +34,19 @@ public record Keyword(String name, Status status, boolean accumulates, Validator
     @FunctionalInterface
     public interface Validator {
         void check(String keyword, List<String> args) throws ConfigException;
+    }
+
+    /** True when {@code value} (case-insensitive) is one of {@link #behavesAs()}. */
+    public boolean behavesAs(String value) {
+        if (behavesAs == null) {
+            return false;
+        }
+        for (String v : behavesAs.split("\\|")) {
+            if (v.equalsIgnoreCase(value)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public String lowerName() {

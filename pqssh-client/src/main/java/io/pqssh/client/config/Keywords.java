@@ -47,6 +47,8 @@ public final class Keywords {
         supported("SetEnv", true, Validators.atLeast(1));
         supported("SendEnv", true, Validators.atLeast(1));
         supported("Compression", false, Validators.flag());
+        supported("RefuseConnection", false, Validators.flag());
+        supported("RekeyLimit", false, Validators.rekeyLimit());
         // host keys
         supported("StrictHostKeyChecking", false, Validators.choice("yes", "no", "ask", "accept-new", "off", "true",
                 "false"));
@@ -104,58 +106,63 @@ public final class Keywords {
                 "GSSAPIKeyExchange", "GSSAPIClientIdentity", "GSSAPIServerIdentity", "GSSAPIRenewalForcesRekey",
                 "GSSAPITrustDns", "GSSAPIKexAlgorithms", "SmartcardDevice")) {
             put(new Keyword(k, Status.IGNORED, false, Validators.any(), null,
-                    "ignored, as OpenSSH 10 does (deprecated, or not compiled in)"));
+                    "as OpenSSH 10 ignores it (deprecated, or not compiled in)"));
         }
 
-        // known to OpenSSH, not implemented by pqssh; the value given is what pqssh does, so it is accepted
-        unsupported("AddKeysToAgent", "no");
-        unsupported("AddressFamily", "any");
-        unsupported("BindAddress", null);
-        unsupported("BindInterface", null);
-        unsupported("CanonicalDomains", null);
-        unsupported("CanonicalizeFallbackLocal", "yes");
-        unsupported("CanonicalizeHostname", "no");
-        unsupported("CanonicalizeMaxDots", null);
-        unsupported("CanonicalizePermittedCNAMEs", null);
-        unsupported("CASignatureAlgorithms", null);
-        unsupported("CertificateFile", null);
-        unsupported("ChannelTimeout", "none");
-        unsupported("CheckHostIP", "no");
-        unsupported("ControlMaster", "no");
-        unsupported("ControlPath", "none");
-        unsupported("ControlPersist", "no");
-        unsupported("EnableEscapeCommandline", "no");
-        unsupported("EnableSSHKeysign", "no");
-        unsupported("ForwardX11", "no");
-        unsupported("ForwardX11Timeout", null);
-        unsupported("ForwardX11Trusted", "no");
-        unsupported("HostbasedAcceptedAlgorithms", null);
+        // macOS's ssh only (its keychain); OpenSSH elsewhere rejects it, but a shared ~/.ssh/config often has it
+        ignored("UseKeychain", "macOS keychain: pqssh asks for passphrases itself");
+
+        // not implemented; they only tune something pqssh does not do, so ignoring them cannot weaken security
+        ignored("CanonicalDomains", "used only with CanonicalizeHostname");
+        ignored("CanonicalizeFallbackLocal", "used only with CanonicalizeHostname");
+        ignored("CanonicalizeMaxDots", "used only with CanonicalizeHostname");
+        ignored("CanonicalizePermittedCNAMEs", "used only with CanonicalizeHostname");
+        ignored("CASignatureAlgorithms", "certificates are not accepted at all");
+        ignored("ControlPath", "connection sharing is not implemented yet (see ControlMaster)");
+        ignored("ControlPersist", "connection sharing is not implemented yet (see ControlMaster)");
+        ignored("EnableSSHKeysign", "hostbased authentication is not implemented");
+        ignored("ForwardX11Timeout", "X11 forwarding is not implemented");
+        ignored("ForwardX11Trusted", "X11 forwarding is not implemented");
+        ignored("XAuthLocation", "X11 forwarding is not implemented");
+        ignored("HostbasedAcceptedAlgorithms", "hostbased authentication is not implemented");
         alias("HostbasedKeyTypes", "HostbasedAcceptedAlgorithms");
-        unsupported("HostbasedAuthentication", "no");
+        ignored("IPQoS", "the system's default type of service");
+        ignored("KbdInteractiveDevices", "the server's default devices");
+        ignored("LocalCommand", "runs only with PermitLocalCommand, which is not implemented");
+        ignored("LogFacility", "pqssh logs to stderr only");
+        ignored("LogVerbose", "pqssh has no per-function log levels");
+        ignored("SecurityKeyProvider", "FIDO keys are not implemented");
+        ignored("TunnelDevice", "tunnel devices are not implemented");
+        ignored("UpdateHostKeys", "known_hosts is not updated from the server's hostkeys-00@openssh.com");
+
+        // not implemented, ignoring cannot weaken security, but the user asked for something: one warning line
+        warned("AddKeysToAgent", "no|false", "keys are not added to the agent");
+        warned("AddressFamily", "any", "the addresses the name resolves to are tried in order");
+        warned("BindAddress", null, "the system chooses the local address");
+        warned("BindInterface", null, "the system chooses the local address");
+        warned("CanonicalizeHostname", "no|false", "host names are not canonicalized; Host blocks match the name as given");
+        warned("CertificateFile", null, "certificates are not sent");
+        warned("ChannelTimeout", "none", "channels have no inactivity timeout");
+        warned("ControlMaster", "no|false", "connection sharing is not implemented yet; making a normal connection");
+        warned("EnableEscapeCommandline", "no|false", "the ~C command line is not available");
+        warned("ForwardX11", "no|false", "X11 forwarding is not implemented; the session has no DISPLAY");
+        warned("HostbasedAuthentication", "no|false", "hostbased authentication is not implemented");
+        warned("KnownHostsCommand", "none", "the command is not run; keys it would print are unknown");
+        warned("NoHostAuthenticationForLocalhost", "no|false", "host keys of localhost are checked as any other");
+        warned("PermitLocalCommand", "no|false", "LocalCommand is not run");
+        warned("PKCS11Provider", "none", "keys of a PKCS#11 token are not offered");
+        warned("Tunnel", "no|false", "tunnel device forwarding is not implemented");
+        warned("VisualHostKey", "no|false", "no ASCII art is shown");
+
+        // not implemented, and ignoring them would weaken security: an error unless the value is what pqssh does
+        unsupported("CheckHostIP", "no|false");
         unsupported("HostKeyAlias", null);
-        unsupported("IPQoS", null);
-        unsupported("KbdInteractiveDevices", null);
-        unsupported("KnownHostsCommand", "none");
-        unsupported("LocalCommand", null);
-        unsupported("LogFacility", null);
-        unsupported("LogVerbose", null);
-        unsupported("NoHostAuthenticationForLocalhost", "no");
-        unsupported("ObscureKeystrokeTiming", "no");
-        unsupported("PermitLocalCommand", "no");
-        unsupported("PKCS11Provider", "none");
+        unsupported("ObscureKeystrokeTiming", "no|false");
         unsupported("ProxyCommand", "none");
-        unsupported("ProxyUseFdpass", "no");
-        unsupported("RefuseConnection", "no");
-        unsupported("RekeyLimit", null);
+        unsupported("ProxyUseFdpass", "no|false");
         unsupported("RequiredRSASize", null);
         unsupported("RevokedHostKeys", null);
-        unsupported("SecurityKeyProvider", null);
-        unsupported("Tunnel", "no");
-        unsupported("TunnelDevice", null);
-        unsupported("UpdateHostKeys", "no");
-        unsupported("VerifyHostKeyDNS", "no");
-        unsupported("VisualHostKey", "no");
-        unsupported("XAuthLocation", null);
+        unsupported("VerifyHostKeyDNS", "no|false");
     }
 
     private Keywords() {
@@ -168,6 +175,14 @@ public final class Keywords {
     private static void unsupported(String name, String behavesAs) {
         put(new Keyword(name, Status.UNSUPPORTED, false, Validators.atLeast(1), behavesAs,
                 behavesAs == null ? "not implemented" : "not implemented; '" + behavesAs + "' accepted"));
+    }
+
+    private static void ignored(String name, String why) {
+        put(new Keyword(name, Status.IGNORED, false, Validators.atLeast(1), null, why));
+    }
+
+    private static void warned(String name, String behavesAs, String instead) {
+        put(new Keyword(name, Status.WARNED, false, Validators.atLeast(1), behavesAs, instead));
     }
 
     private static void put(Keyword k) {

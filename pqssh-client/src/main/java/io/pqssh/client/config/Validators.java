@@ -112,6 +112,43 @@ public final class Validators {
         return s.isEmpty() ? -1 : total;
     }
 
+    /** RekeyLimit: {@code default} or a size ({@code 1G}, {@code 500M}, {@code 64K}; at least 16), then a time. */
+    static Validator rekeyLimit() {
+        return (k, a) -> {
+            atLeast(1).check(k, a);
+            if (a.size() > 2) {
+                throw new ConfigException("garbage at end of line (\"" + a.get(2) + "\").");
+            }
+            if (!a.get(0).equalsIgnoreCase("default")) {
+                long bytes = parseSize(a.get(0));
+                if (bytes < 0) {
+                    throw new ConfigException("Bad number '" + a.get(0) + "'");
+                }
+                if (bytes != 0 && bytes < 16) {
+                    throw new ConfigException("RekeyLimit too small");
+                }
+            }
+            if (a.size() == 2 && !a.get(1).equalsIgnoreCase("default") && parseSeconds(a.get(1)) < 0) {
+                throw new ConfigException("invalid time value \"" + a.get(1) + "\".");
+            }
+        };
+    }
+
+    /** A byte count with an optional K, M or G suffix (powers of 1024, as OpenSSH's scan_scaled); -1 when invalid. */
+    public static long parseSize(String s) {
+        if (!s.matches("[0-9]{1,12}[KkMmGg]?")) {
+            return -1;
+        }
+        char last = s.charAt(s.length() - 1);
+        int shift = switch (Character.toUpperCase(last)) {
+            case 'K' -> 10;
+            case 'M' -> 20;
+            case 'G' -> 30;
+            default -> 0;
+        };
+        return Long.parseLong(shift == 0 ? s : s.substring(0, s.length() - 1)) << shift;
+    }
+
     static Validator escapeChar() {
         return (k, a) -> {
             exactly(1).check(k, a);

@@ -160,6 +160,9 @@ public final class ClientSetup {
             CoreModuleProperties.HEARTBEAT_NO_REPLY_MAX.set(client, c.serverAliveCountMax());
         }
         CoreModuleProperties.SOCKET_KEEPALIVE.set(client, c.flag("TCPKeepAlive", true));
+        // RekeyLimit: 0 turns a limit off (OpenSSH's "none"); MINA reads 0 or less as no limit as well
+        c.rekeyBytes().ifPresent(b -> CoreModuleProperties.REKEY_BYTES_LIMIT.set(client, b));
+        c.rekeySeconds().ifPresent(t -> CoreModuleProperties.REKEY_TIME_LIMIT.set(client, Duration.ofSeconds(t)));
 
         // authentication: the publickey method gets its own signature list (PubkeyAcceptedAlgorithms), so
         // HostKeyAlgorithms does not restrict user keys; keyboard-interactive when allowed
