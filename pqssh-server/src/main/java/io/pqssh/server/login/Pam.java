@@ -89,6 +89,8 @@ public final class Pam implements AutoCloseable {
     /** {@code pam_start(service, user, conv)}. */
     public static Pam start(String service, String user, Conversation conversation) throws PamException {
         NATIVE.require();
+        noNul(service);
+        noNul(user);
         long id = IDS.getAndIncrement();
         Pam p = new Pam(id);
         CONVERSATIONS.put(id, conversation);
@@ -115,6 +117,7 @@ public final class Pam implements AutoCloseable {
 
     /** {@code pam_set_item} of a string item (PAM copies it). */
     public synchronized void setItem(int item, String value) throws PamException {
+        noNul(value);
         try (Arena a = Arena.ofConfined()) {
             int rc = (int) NATIVE.setItem.invokeExact(live(), item, a.allocateFrom(value));
             if (rc != SUCCESS) {
@@ -153,6 +156,13 @@ public final class Pam implements AutoCloseable {
             return s.equals(MemorySegment.NULL) ? "PAM error " + rc : s.reinterpret(4096).getString(0);
         } catch (Throwable t) {
             return "PAM error " + rc;
+        }
+    }
+
+    /** A C string ends at its first NUL: a Java string with one would reach PAM as another, shorter one. */
+    private static void noNul(String s) throws PamException {
+        if (s.indexOf('\0') >= 0) {
+            throw new PamException("a PAM string with a NUL byte is refused", ABORT);
         }
     }
 

@@ -21,6 +21,7 @@ public final class PamLogins {
     /** sshd's PAM service name (its argv[0] basename, {@code sshd}: /etc/pam.d/sshd). */
     public static final String SSHD = "sshd";
     private static final AttributeKey<Transaction> KEY = new AttributeKey<>();
+    private static final AttributeKey<Object> LOCK = new AttributeKey<>();
 
     private final String service;
 
@@ -74,7 +75,11 @@ public final class PamLogins {
 
     /** The connection's transaction for {@code user}, started on first use. */
     Transaction transaction(ServerSession session, String user) throws Pam.PamException {
-        synchronized (session) {
+        if (user.indexOf('\0') >= 0) {
+            // C would see the name cut at the NUL: another account's name
+            throw new Pam.PamException("user name with a NUL byte", Pam.USER_UNKNOWN);
+        }
+        synchronized (session.computeAttributeIfAbsent(LOCK, k -> new Object())) {
             Transaction t = session.getAttribute(KEY);
             if (t != null && t.user.equals(user)) {
                 return t;
