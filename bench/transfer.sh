@@ -165,7 +165,8 @@ run_one() {
 }
 
 probe_cipher() { # what the client says it negotiated (client->server)
-  local client="$1" server="$2" cipher="$3" -a a
+  local client="$1" server="$2" cipher="$3"
+  local -a a
   read -r -a a <<<"$(algs "$cipher")"
   local ssh=(/usr/bin/ssh); [ "$client" = pqssh ] && ssh=("$pqssh" ssh)
   "${ssh[@]}" -v "${common[@]}" "${a[@]}" -p "${port[$server]}" "$me@127.0.0.1" true </dev/null 2>&1 \
