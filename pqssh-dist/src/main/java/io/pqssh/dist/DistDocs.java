@@ -79,8 +79,7 @@ public final class DistDocs {
                 return;
             }
             b.append(".TP\n.B ").append(name).append('\n');
-            String[] d = sub.getCommandSpec().usageMessage().description();
-            b.append(text(d.length > 0 ? d[0] : "")).append('\n');
+            b.append(text(summary(sub.getCommandSpec()))).append(".\n");
             if (PAGES.containsKey(name)) {
                 b.append("See\n.BR pqssh\\-").append(name).append(" (").append(PAGES.get(name)).append(").\n");
             }
@@ -109,7 +108,7 @@ public final class DistDocs {
         StringBuilder b = new StringBuilder(header(name, section, version));
         String[] d = spec.usageMessage().description();
         b.append(".SH NAME\n").append(name.replace("-", "\\-")).append(" \\- ")
-                .append(text(firstSentence(d.length > 0 ? d[0] : ""))).append('\n');
+                .append(text(lowerFirst(summary(spec)))).append('\n');
         b.append(".SH SYNOPSIS\n");
         if (spec.name().equals("ssh")) {
             b.append(".nf\n").append(text(sshUsage())).append("\n.fi\n");
@@ -220,8 +219,10 @@ public final class DistDocs {
         }
         String usage = buf.toString(StandardCharsets.UTF_8).strip();
         // the synopsis lines only: the usage's trailing pointer to docs/client.md is prose
-        return String.join("\n", usage.lines().filter(l -> !l.startsWith("Options and ")).toList())
-                .replaceFirst("^usage: ", "");
+        // continuation lines aligned for "usage: " lose that alignment in a man page's indented block
+        return String.join("\n", usage.lines().filter(l -> !l.startsWith("Options and "))
+                .map(l -> l.replaceFirst("^usage: ", "").strip())
+                .map(l -> l.startsWith("pqssh ") ? l : "    " + l).toList());
     }
 
     private static String label(OptionSpec o) {
@@ -229,11 +230,26 @@ public final class DistDocs {
         return l.startsWith("<") && l.endsWith(">") ? l.substring(1, l.length() - 1) : l;
     }
 
+    /** The first sentence, without a trailing parenthesis, for NAME lines and completion menus. */
     private static String firstSentence(String s) {
-        int dot = s.indexOf(". ");
-        String first = dot > 0 ? s.substring(0, dot) : s;
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\.\\s+[A-Z]").matcher(s);
+        String first = m.find() ? s.substring(0, m.start()) : s.strip();
         first = first.endsWith(".") ? first.substring(0, first.length() - 1) : first;
-        return first.isEmpty() ? first : Character.toLowerCase(first.charAt(0)) + first.substring(1);
+        int paren = first.indexOf(" (");
+        if (paren > 0 && first.endsWith(")")) {
+            first = first.substring(0, paren);
+        }
+        first = first.endsWith(".") ? first.substring(0, first.length() - 1) : first;
+        return first;
+    }
+
+    /** The description's first sentence (picocli keeps it as lines, a sentence may span several). */
+    private static String summary(CommandSpec spec) {
+        return firstSentence(String.join(" ", spec.usageMessage().description()));
+    }
+
+    private static String lowerFirst(String s) {
+        return s.isEmpty() ? s : Character.toLowerCase(s.charAt(0)) + s.substring(1);
     }
 
     private static String roffName(String option) {
@@ -264,8 +280,7 @@ public final class DistDocs {
                 + "_pqssh() {\n  local -a commands\n  commands=(\n");
         all.getSubcommands().forEach((name, sub) -> {
             if (!name.equals("help")) {
-                String[] d = sub.getCommandSpec().usageMessage().description();
-                b.append("    ").append(zq(name + ":" + firstSentence(d.length > 0 ? d[0] : ""))).append('\n');
+                b.append("    ").append(zq(name + ":" + lowerFirst(summary(sub.getCommandSpec())))).append('\n');
             }
         });
         b.append("  )\n  if (( CURRENT == 2 )); then\n    _describe -t commands 'pqssh command' commands\n"
