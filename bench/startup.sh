@@ -3,6 +3,11 @@
 # against Debian's sshd, on loopback and (--link, root) over the lab's emulated 67 ms link. docs/startup.md.
 #
 #   bench/startup.sh [-n RUNS] [--link] [--rtt MS] [--no-aot-baseline] [--login-as root|fresh|NAME]
+#                    [--launcher PATH] [--compare PATH]
+#
+# --launcher PATH: the pqssh launcher measured and used for the servers (default: the checkout's ./pqssh), e.g. the
+# distribution's bin/pqssh (pqssh-dist/target/image/pqssh-VERSION/bin/pqssh or /usr/bin/pqssh);
+# --compare PATH: a second launcher whose `pqssh ssh` rows are measured beside the first one's, interleaved.
 #
 # Prints one Markdown table per network: median, mean, min, max in seconds per client/server/key pair. The rows
 # are measured interleaved (round r runs every row once, in the same order), so a change of machine load
@@ -18,6 +23,8 @@ link=0
 rtt=67
 baseline=1
 login_as=""
+launcher=""
+compare=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --login-as) login_as="$2"; shift 2 ;;
@@ -25,13 +32,21 @@ while [ $# -gt 0 ]; do
     --link) link=1; shift ;;
     --rtt) rtt="$2"; shift 2 ;;
     --no-aot-baseline) baseline=0; shift ;;
-    *) echo "usage: $0 [-n RUNS] [--link] [--rtt MS] [--no-aot-baseline] [--login-as root|fresh|NAME]" >&2; exit 2 ;;
+    --launcher) launcher="$2"; shift 2 ;;
+    --compare) compare="$2"; shift 2 ;;
+    *) echo "usage: $0 [-n RUNS] [--link] [--rtt MS] [--no-aot-baseline] [--login-as root|fresh|NAME]" \
+         "[--launcher PATH] [--compare PATH]" >&2; exit 2 ;;
   esac
 done
 for b in /usr/bin/ssh /usr/sbin/sshd /usr/bin/ssh-keygen; do
   [ -x "$b" ] || { echo "needs $b (apt-get install openssh-client openssh-server)" >&2; exit 1; }
 done
-pqssh="$here/pqssh"
+pqssh="$(readlink -f "${launcher:-$here/pqssh}")"
+[ -x "$pqssh" ] || { echo "no launcher at $pqssh" >&2; exit 2; }
+if [ -n "$compare" ]; then
+  compare="$(readlink -f "$compare")"
+  [ -x "$compare" ] || { echo "no launcher at $compare" >&2; exit 2; }
+fi
 work="$(mktemp -d /tmp/pqssh-bench.XXXXXX)"
 chmod 755 "$work"
 pids=()
@@ -58,6 +73,7 @@ fi
 
 # the launcher builds the jar and prepares its start-up cache now, not inside the first measured run
 "$pqssh" --version >/dev/null
+if [ -n "$compare" ]; then "$compare" --version >/dev/null; fi
 
 ssh-keygen -q -t ed25519 -N '' -C bench -f "$work/id_ed25519"
 "$pqssh" keygen -q -t mlkem768 -N '' -C bench -f "$work/id_mlkem768" >/dev/null
@@ -161,6 +177,14 @@ bench_network() { # $1 title, $2 prefix for clients, $3 server address, $4 prefi
     -i "$work/id_ed25519" -p "$pq_port" "$me@$addr" true
   row "pqssh ssh (ML-KEM key, publickey-kem) → pqssh server" "$pqssh" ssh -o UserKnownHostsFile="$kh" \
     -o StrictHostKeyChecking=accept-new -i "$work/id_mlkem768" -p "$pq_port" "$me@$addr" true
+  if [ -n "$compare" ]; then
+    row "pqssh ssh [$compare] → sshd" "$compare" ssh -o UserKnownHostsFile="$kh" \
+      -o StrictHostKeyChecking=accept-new -i "$work/id_ed25519" -p "$sshd_port" "$me@$addr" true
+    row "pqssh ssh [$compare] → pqssh server" "$compare" ssh -o UserKnownHostsFile="$kh" \
+      -o StrictHostKeyChecking=accept-new -i "$work/id_ed25519" -p "$pq_port" "$me@$addr" true
+    row "pqssh ssh [$compare] (ML-KEM key) → pqssh server" "$compare" ssh -o UserKnownHostsFile="$kh" \
+      -o StrictHostKeyChecking=accept-new -i "$work/id_mlkem768" -p "$pq_port" "$me@$addr" true
+  fi
   if [ "$baseline" = 1 ]; then
     # the launcher before the start-up work, minus its source scan: plain class path, signed jars, JVM defaults
     row "pqssh ssh → pqssh server, before (no AOT cache, signed jars, C2 + G1)" \
@@ -175,6 +199,7 @@ bench_network() { # $1 title, $2 prefix for clients, $3 server address, $4 prefi
 }
 
 echo "# pqssh start-up benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(/usr/bin/ssh -V 2>&1), login as $me"
+echo "launcher: $pqssh${compare:+, compared with $compare}"
 bench_network "loopback" "" 127.0.0.1 ""
 
 if [ "$link" = 1 ]; then
