@@ -27,6 +27,15 @@ for t in tar dpkg dpkg-deb groff; do command -v "$t" >/dev/null || fail "needs $
 [ "${#deb[@]}" = 1 ] && [ -f "${deb[0]}" ] || fail "not exactly one .deb in $target"
 chmod 755 "$work"
 
+# --- 0. the launcher's per-command JVM flags are ./pqssh's (the block from "bulk_ssh() {" to "esac")
+flags() { sed -n '/^bulk_ssh() {$/,/^esac$/p' "$1"; }
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../.." && pwd)"
+[ -n "$(flags "$repo/pqssh")" ] || fail "no per-command flag block in $repo/pqssh"
+tar -xzOf "$tarball" "$name/bin/pqssh" > "$work/launcher"
+diff <(flags "$repo/pqssh") <(flags "$work/launcher") \
+  || fail "bin/pqssh's per-command JVM flags differ from ./pqssh's (copy the block into src/main/dist/pqssh)"
+ok "bin/pqssh has ./pqssh's per-command JVM flags"
+
 # --- 1. the tarball on a machine without a JDK (as far as this process can tell)
 tar -C "$work" -xzf "$tarball"
 home="$work/$name"
