@@ -440,6 +440,8 @@ public final class SshCommand implements Callable<Integer> {
                 .warningSink(log::error)
                 .timeout(Duration.ofSeconds(config.connectTimeoutSeconds() > 0 ? config.connectTimeoutSeconds()
                         : 30))
+                .bannerTimeout(config.connectTimeoutSeconds() > 0 ? Duration.ofSeconds(config.connectTimeoutSeconds())
+                        : null)
                 .authTimeout(prompter.canAsk() ? Duration.ofMinutes(10) : Duration.ofSeconds(
                         config.connectTimeoutSeconds() > 0 ? Math.max(30, config.connectTimeoutSeconds()) : 30));
         config.string("NoneProbe").ifPresent(v -> b.noneProbe(config.flag("NoneProbe", false)));
@@ -748,6 +750,12 @@ public final class SshCommand implements Callable<Integer> {
             log.fatal("stdio forwarding failed");
             return 255;
         }
+        if (causedBy(e, PqsshClient.BannerTimeoutException.class)) {
+            // ssh's two lines (OpenSSH 9.2, measured against a listener that never speaks)
+            log.fatal("Connection timed out during banner exchange");
+            log.fatal("Connection to " + host + " port " + port + " timed out");
+            return 255;
+        }
         String c = Failures.connect(e, host, port);
         if (c != null) {
             log.fatal("pqssh: " + c);
@@ -772,6 +780,15 @@ public final class SshCommand implements Callable<Integer> {
             e.printStackTrace(err);
         }
         return 255;
+    }
+
+    private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static java.io.OutputStream unclosable(java.io.OutputStream out) {

@@ -87,6 +87,9 @@ public final class PqsshClient implements AutoCloseable {
                         io.pqssh.mina.internal.keys.HostKeyAlgorithmOrder.forHost(client.getSignatureFactories(),
                                 config.knownHostsForOrder, host, port))))
                 .verify(config.timeout).getSession();
+        if (config.bannerTimeout != null) {
+            awaitServerVersion(session, config.bannerTimeout);
+        }
         try {
             if (config.kemIdentity != null) {
                 session.setAttribute(ClientKemUserAuthFactory.IDENTITY, config.kemIdentity);
@@ -109,6 +112,36 @@ public final class PqsshClient implements AutoCloseable {
                 throw new PostQuantumRequiredException(refusal, e);
             }
             throw e;
+        }
+    }
+
+    /**
+     * Waits for the server's identification line: a server that accepts TCP but never speaks would otherwise hold
+     * the login until the authentication timeout (ssh's ConnectTimeout covers the banner exchange too).
+     */
+    private static void awaitServerVersion(ClientSession session, Duration limit) throws IOException {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (session.getServerVersion() == null && session.isOpen()) {
+            if (System.nanoTime() - deadline >= 0) {
+                session.close(true);
+                throw new BannerTimeoutException();
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                session.close(true);
+                throw new java.io.InterruptedIOException("interrupted during banner exchange");
+            }
+        }
+    }
+
+    /** No identification line from the server within ConnectTimeout; ssh's words. */
+    public static final class BannerTimeoutException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        public BannerTimeoutException() {
+            super("Connection timed out during banner exchange");
         }
     }
 
@@ -165,6 +198,7 @@ public final class PqsshClient implements AutoCloseable {
                 io.pqssh.mina.auth.hybrid.HybridAnd.NAME, "publickey", "password");
         private Duration timeout = Duration.ofSeconds(30);
         private Duration authTimeout;
+        private Duration bannerTimeout;
         private java.nio.file.Path knownHostsForOrder;
         // round-trip options (docs/round-trips.md); system properties set the defaults, e.g. for the lab's agent
         private boolean noneProbe = Boolean.getBoolean("pqssh.client.noneProbe");
@@ -335,6 +369,12 @@ public final class PqsshClient implements AutoCloseable {
         /** Bounds the authentication (default: {@link #timeout}); longer when a person types a password. */
         public Builder authTimeout(Duration d) {
             this.authTimeout = d;
+            return this;
+        }
+
+        /** Bounds the wait for the server's identification line after the TCP connect (null: no own bound). */
+        public Builder bannerTimeout(Duration d) {
+            this.bannerTimeout = d;
             return this;
         }
 
