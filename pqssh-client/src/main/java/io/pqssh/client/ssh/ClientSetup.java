@@ -220,6 +220,24 @@ public final class ClientSetup {
         return out;
     }
 
+    /**
+     * Text from the server for the user's terminal, as OpenSSH's fmprintf shows it: printable characters (UTF-8
+     * included), newline and tab as they are; every other control character as a backslash and three octal digits
+     * ({@code \033} for ESC), so that no escape sequence reaches the terminal.
+     */
+    public static String visible(String text) {
+        StringBuilder out = new StringBuilder(text.length());
+        text.codePoints().forEach(c -> {
+            boolean control = (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f || (c >= 0x80 && c < 0xa0);
+            if (control) {
+                out.append('\\').append(String.format("%03o", c & 0xff));
+            } else {
+                out.appendCodePoint(c);
+            }
+        });
+        return out.toString();
+    }
+
     /** "Next authentication method", "Authentications that can continue", as ssh -v. */
     private static final class LoggingFactory implements UserAuthFactory {
         private final UserAuthFactory delegate;
@@ -321,7 +339,8 @@ public final class ClientSetup {
         @Override
         public void welcome(ClientSession session, String banner, String lang) {
             if (!log.quiet()) {
-                System.err.print(banner);
+                // a hostile banner must not drive the user's terminal (escape sequences): made visible, as ssh
+                System.err.print(visible(banner));
                 System.err.flush();
             }
         }
