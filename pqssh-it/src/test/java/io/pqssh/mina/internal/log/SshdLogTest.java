@@ -143,6 +143,9 @@ public class SshdLogTest {
                 expected.add("INFO io.pqssh.sshd - Failed x\\x0d\\x0aFORGED method line\\x1b[31m for invalid user"
                         + " bob\\x0aFORGED user line from 127.0.0.1 port " + cp + " ssh2");
                 c.session().disconnect(SshConstants.SSH2_DISCONNECT_BY_APPLICATION, "bye\nFORGED disconnect line");
+                // MINA closes the session once the DISCONNECT is written; leaving the block before that closed the socket
+                // with the packet unsent under load (the server then logged "Connection closed by")
+                assertTrue(c.awaitClosed(RawAuthClient.T));
                 expected.add("INFO io.pqssh.sshd - Received disconnect from 127.0.0.1 port " + cp
                         + ":11: bye\\x0aFORGED disconnect line [preauth]");
                 expected.add("INFO io.pqssh.sshd - Disconnected from invalid user bob\\x0aFORGED user line"
