@@ -67,12 +67,30 @@ public final class ServerCommand implements Callable<Integer> {
     @Option(names = "-d", description = "Debug logging (SLF4J level debug) on stderr.")
     boolean debug;
 
+    @Option(names = "-t", description = "Test mode (as sshd -t): check the configuration and host keys, exit 0 if"
+            + " the server would start, 255 (with sshd's 'FILE line N: ...' message) if not.")
+    boolean test;
+
+    @Option(names = "-T", description = "Extended test mode (as sshd -T): print the effective configuration, one"
+            + " lower-case keyword and its value a line.")
+    boolean extendedTest;
+
+    @Option(names = "-C", paramLabel = "connection_spec", description = "With -T: evaluate Match blocks for"
+            + " user=,host=,addr=,laddr=,lport=,rdomain= (comma-separated).")
+    String connectionSpec;
+
     private PqsshServer current;
     private ServerConfig currentConfig;
     private final List<PqsshServer> draining = new ArrayList<>();
 
     @Override
     public Integer call() throws Exception {
+        if (test || extendedTest) {
+            return testMode();
+        }
+        if (connectionSpec != null) {
+            throw new IllegalArgumentException("-C needs -T");
+        }
         boolean daemon = Detach.isDaemon();
         if (!foreground && !debug && !daemon) {
             return Detach.launch(System.err); // as sshd: detach unless -D or -d
@@ -158,21 +176,89 @@ public final class ServerCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** Command-line values first (first value wins, as in sshd), then the file fills in the rest. */
-    private ServerConfig loadConfig() throws Exception {
-        ServerConfig c = new ServerConfig();
-        for (String o : options) {
-            c.apply(o, "-o " + o);
+    /**
+     * sshd's -t and -T. -t checks what a start checks (the file, Match blocks, host keys); -T prints the effective
+     * configuration and does not refuse Match blocks, since evaluating them is its purpose.
+     */
+    private int testMode() {
+        try {
+            io.pqssh.server.config.ConnectionInfo ci = null;
+            if (connectionSpec != null) {
+                if (!extendedTest) {
+                    throw new ServerConfig.ConfigException("-C needs -T");
+                }
+                ci = io.pqssh.server.config.ConnectionInfo.parse(connectionSpec, ServerCommand::groupsOf);
+            }
+            ServerConfig c = readConfig(ci);
+            c.warnings.values().forEach(w -> System.err.println("pqssh server: warning: " + w));
+            if (extendedTest) {
+                c.effective().forEach(System.out::println);
+                System.out.flush();
+                return 0;
+            }
+            refuseMatchBlocks(c);
+            hostKeys(c); // sshd -t loads the host keys too
+            return 0;
+        } catch (ServerConfig.ConfigException e) {
+            System.err.println(e.getMessage());
+            System.err.println((config != null ? config : "command-line") + ": terminating, 1 bad configuration"
+                    + " options");
+            return 255;
+        } catch (Exception e) {
+            System.err.println("pqssh server: " + Errors.describe(e));
+            return 255;
         }
+    }
+
+    /** The user's groups for Match Group in -T -C (as sshd, through the system's group database). */
+    private static List<String> groupsOf(String user) {
+        try {
+            Process p = new ProcessBuilder("/usr/bin/id", "-Gn", "--", user).redirectErrorStream(false).start();
+            p.getOutputStream().close();
+            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            return p.waitFor() == 0 ? List.of(out.strip().split("\\s+")) : List.of();
+        } catch (IOException e) {
+            return List.of();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return List.of();
+        }
+    }
+
+    /**
+     * Until Match blocks are evaluated per connection, a block with settings stops the server: applying them to
+     * every connection or to none would both be wrong, and either could open what the admin meant to close.
+     */
+    private static void refuseMatchBlocks(ServerConfig c) throws ServerConfig.ConfigException {
+        if (!c.matchLines.isEmpty()) {
+            throw new ServerConfig.ConfigException(c.matchLines.get(0) + ": Match blocks are not applied per"
+                    + " connection by pqssh server yet; check them with -T -C, remove them to start");
+        }
+    }
+
+    /**
+     * With a file, sshd's model and defaults (Port 22, every address, sshd's host keys); -o and -p values come first
+     * (first value wins, as in sshd). Without one, pqssh's own defaults (127.0.0.1:2222, pqssh's host key).
+     */
+    private ServerConfig readConfig(io.pqssh.server.config.ConnectionInfo ci) throws Exception {
+        List<String> cmd = new ArrayList<>(options);
         if (port != null) {
-            c.apply("Port " + port, "-p");
+            cmd.add("Port " + port);
         }
         if (config != null) {
-            List<String> lines = Files.readAllLines(config);
-            for (int i = 0; i < lines.size(); i++) {
-                c.apply(lines.get(i), config + ":" + (i + 1));
-            }
+            return ServerConfig.load(config, cmd, ci);
         }
+        ServerConfig c = new ServerConfig();
+        for (String o : cmd) {
+            c.apply(o, "command-line line 0");
+        }
+        return c;
+    }
+
+    private ServerConfig loadConfig() throws Exception {
+        ServerConfig c = readConfig(null);
+        refuseMatchBlocks(c);
+        c.warnings.values().forEach(w -> System.err.println("pqssh server: warning: " + w));
         return c;
     }
 
@@ -183,7 +269,7 @@ public final class ServerCommand implements Callable<Integer> {
         io.pqssh.server.login.PamLogins pam = c.usePam
                 ? io.pqssh.server.login.PamLogins.checked(io.pqssh.server.login.PamLogins.SSHD) : null;
         PqsshServer.Builder b = PqsshServer.builder().host(c.listenAddress).port(c.port)
-                .hostKeys(hostKeys(c.hostKeys)).kex(c.kexAlgorithms).requirePostQuantumKex(c.requirePostQuantumKex)
+                .hostKeys(hostKeys(c)).kex(c.kexAlgorithms).requirePostQuantumKex(c.requirePostQuantumKex)
                 .authenticationMethods(c.authenticationMethods).maxAuthTries(c.maxAuthTries)
                 .maxSessions(c.maxSessions).connectionTimeouts(c.timeouts)
                 .loginGraceTime(c.loginGraceTime).sftp(c.sftp).preAuthLimits(c.preAuth)
@@ -197,11 +283,15 @@ public final class ServerCommand implements Callable<Integer> {
                 .loginRecords(new io.pqssh.server.daemon.SystemLoginRecords(), c.printLastLog);
         FileKeyAuthorizers auth = new FileKeyAuthorizers(c.authorizedKeysFile, c.authorizedKemKeysFile,
                 c.strictModes).certificates(c.trustedUserCaKeys, c.authorizedPrincipalsFile, c.caSignatureAlgorithms);
+        io.pqssh.server.login.RootLogin root = new io.pqssh.server.login.RootLogin(
+                io.pqssh.server.login.RootLogin.Mode.parse(c.permitRootLogin),
+                io.pqssh.server.login.SystemAccounts.INSTANCE);
         if (c.pubkeyAuthentication) {
-            b.publickey(auth.publickey());
+            b.publickey(root.publickey(auth.publickey()));
         }
         if (c.kemAuthentication) {
-            b.kem(KemServerSettings.builder().allowedAlgorithms(c.kemAuthAlgorithms).authorizer(auth.kem())
+            b.kem(KemServerSettings.builder().allowedAlgorithms(c.kemAuthAlgorithms)
+                    .authorizer(root.kem(auth.kem()))
                     .maxPending(c.maxPendingKemChallenges, c.maxPendingKemChallengesPerSource).build());
         }
         if (c.passwordAuthentication) {
@@ -209,7 +299,7 @@ public final class ServerCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("PasswordAuthentication yes needs a PasswordFile"
                         + " (lines from 'pqssh passwd USER')");
             }
-            b.password(new PasswordFile(c.passwordFile));
+            b.password(root.password(new PasswordFile(c.passwordFile)));
         }
         if (c.kbdInteractiveAuthentication && pam != null) {
             b.pamKeyboardInteractive(pam);
@@ -218,7 +308,7 @@ public final class ServerCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("KbdInteractiveAuthentication yes needs a PasswordFile"
                         + " (lines from 'pqssh passwd USER')");
             }
-            b.keyboardInteractive(new PasswordFile(c.passwordFile));
+            b.keyboardInteractive(root.password(new PasswordFile(c.passwordFile)));
         }
         return b.start();
     }
@@ -236,7 +326,7 @@ public final class ServerCommand implements Callable<Integer> {
             if (next.port == 0) {
                 next.port = current.port(); // a random port stays the same across reloads
             }
-            hostKeys(next.hostKeys); // key files are checked before the running server is touched
+            hostKeys(next); // key files are checked before the running server is touched
         } catch (Exception e) {
             System.err.println("pqssh server: reload failed, keeping the running configuration: "
                     + Errors.describe(e));
@@ -307,8 +397,11 @@ public final class ServerCommand implements Callable<Integer> {
         }
     }
 
-    private static KeyPairProvider hostKeys(List<Path> files) throws Exception {
-        List<Path> keys = new ArrayList<>(files);
+    private static KeyPairProvider hostKeys(ServerConfig c) throws Exception {
+        List<Path> keys = new ArrayList<>(c.hostKeys);
+        if (keys.isEmpty() && c.sshdDefaults) {
+            ServerConfig.SSHD_HOST_KEYS.stream().filter(Files::exists).forEach(keys::add);
+        }
         if (keys.isEmpty()) {
             DefaultHostKey.Location def = DefaultHostKey.ensure(DefaultHostKey.directory());
             System.err.println(def.describe());

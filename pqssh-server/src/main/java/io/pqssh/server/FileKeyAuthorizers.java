@@ -100,7 +100,7 @@ public final class FileKeyAuthorizers {
         };
     }
 
-    public KemKeyAuthorizer kem() {
+    public io.pqssh.mina.auth.SessionKemKeyAuthorizer kem() {
         return new SessionKemKeyAuthorizer() {
             @Override
             public boolean isAuthorized(ServerSession session, String user, KemCredential credential, String addr) {

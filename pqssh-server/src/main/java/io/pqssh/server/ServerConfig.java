@@ -87,13 +87,78 @@ public final class ServerConfig {
     /** AllowUsers, DenyUsers, AllowGroups, DenyGroups. */
     public io.pqssh.server.login.AccessLists access = io.pqssh.server.login.AccessLists.NONE;
 
-    private final Set<String> seen = new java.util.HashSet<>();
+    /** PermitRootLogin: yes, prohibit-password (alias without-password), forced-commands-only, no. */
+    public String permitRootLogin = "yes";
+    /**
+     * UsePAM and X11Forwarding as configured (read by the PAM and X11 code; until those land, SshdKeywords warns
+     * that they are not applied and {@link #effective()} shows {@code no}).
+     */
+    public boolean usePam;
+    public boolean x11Forwarding;
+    /** True when sshd's defaults apply (a configuration file was given): sshd's host keys, not pqssh's own. */
+    public boolean sshdDefaults;
+    /** One line per keyword that is accepted but not applied (SshdKeywords' Warn verdicts), in file order. */
+    public final java.util.Map<String, String> warnings = new java.util.LinkedHashMap<>();
+    /** Match blocks that hold at least one keyword line: the first line of each, for the start-up refusal. */
+    public final List<String> matchLines = new ArrayList<>();
 
-    public static ServerConfig load(Path file) throws IOException, ConfigException {
+    private final Set<String> seen = new java.util.HashSet<>();
+    private String portFrom;
+    private String listenFrom;
+    /** Accumulating keywords set by a matching Match block, whose global lines then no longer add up. */
+    private final Set<String> setByMatch = new java.util.HashSet<>();
+
+    /** sshd's host keys, used (those that exist) when an sshd_config names none. */
+    public static final List<Path> SSHD_HOST_KEYS = List.of(Path.of("/etc/ssh/ssh_host_rsa_key"),
+            Path.of("/etc/ssh/ssh_host_ecdsa_key"), Path.of("/etc/ssh/ssh_host_ed25519_key"));
+
+    /** sshd's defaults, which apply whenever an sshd_config file is used (Port 22, every address, sshd's host keys). */
+    public static ServerConfig sshd() {
         ServerConfig c = new ServerConfig();
-        List<String> lines = Files.readAllLines(file);
-        for (int i = 0; i < lines.size(); i++) {
-            c.apply(lines.get(i), file + ":" + (i + 1));
+        c.sshdDefaults = true;
+        c.port = 22;
+        c.listenAddress = "::";
+        c.authorizedKeysFile = ".ssh/authorized_keys .ssh/authorized_keys2";
+        c.permitRootLogin = "prohibit-password";
+        c.pidFile = null;
+        return c;
+    }
+
+    /** The file alone, with sshd's defaults (no -o options, no Match evaluation). */
+    public static ServerConfig load(Path file) throws IOException, ConfigException {
+        return load(file, List.of(), null);
+    }
+
+    /**
+     * sshd's model: command-line {@code -o} lines first, then the file; for each keyword the first value wins. With
+     * {@code ci} (a connection, or sshd's {@code -C}), lines of matching Match blocks override the global section;
+     * every Match block's lines are checked either way.
+     */
+    public static ServerConfig load(Path file, List<String> options, io.pqssh.server.config.ConnectionInfo ci)
+            throws IOException, ConfigException {
+        List<io.pqssh.server.config.ConfigLine> lines = io.pqssh.server.config.SshdConfigReader.read(file);
+        ServerConfig c = sshd();
+        for (String o : options) {
+            c.apply(o, "command-line line 0");
+        }
+        java.util.Map<io.pqssh.server.config.MatchCondition, ServerConfig> scratch = new java.util.IdentityHashMap<>();
+        for (io.pqssh.server.config.ConfigLine l : lines) {
+            if (l.match() != null) {
+                ServerConfig s = scratch.computeIfAbsent(l.match(), m -> new ServerConfig());
+                if (s.seen.isEmpty()) {
+                    c.matchLines.add(l.where() + ": Match " + l.match());
+                }
+                s.apply(l.keyword(), l.value(), l.where()); // errors in blocks that do not match are still errors
+                if (l.match().matches(ci)) {
+                    c.apply(l.keyword(), l.value(), l.where());
+                    c.setByMatch.add(l.keyword());
+                }
+            }
+        }
+        for (io.pqssh.server.config.ConfigLine l : lines) {
+            if (l.match() == null && !c.setByMatch.contains(l.keyword())) {
+                c.apply(l.keyword(), l.value(), l.where());
+            }
         }
         return c;
     }
@@ -105,7 +170,6 @@ public final class ServerConfig {
             return;
         }
         String[] kv = line.split("\\s*=\\s*|\\s+", 2);
-        String key = kv[0].toLowerCase(Locale.ROOT);
         String value = kv.length > 1 ? kv[1].strip() : "";
         if (value.isEmpty()) {
             throw new ConfigException(where + ": missing value for " + kv[0]);
@@ -113,17 +177,64 @@ public final class ServerConfig {
         if (value.chars().anyMatch(ch -> ch < 0x20 && ch != '\t' || ch == 0x7f)) {
             throw new ConfigException(where + ": control character in the value of " + kv[0]);
         }
+        String key = kv[0].toLowerCase(Locale.ROOT);
+        if (key.equals("match") || key.equals("include")) {
+            throw new ConfigException(where + ": " + kv[0] + " is only allowed in a configuration file");
+        }
+        apply(key, value, where);
+    }
+
+    /** Applies one keyword (lower case) and its value. */
+    public void apply(String key, String value, String where) throws ConfigException {
+        String name = io.pqssh.server.config.SshdKeywords.find(key).map(k -> k.name()).orElse(key);
+        if ((key.equals("port") || key.equals("listenaddress")) && seen.contains(key)) {
+            String before = key.equals("port") ? portFrom : listenFrom;
+            if (!before.startsWith("command-line") && !before.equals("-p") && !where.startsWith("command-line")
+                    && !where.equals("-p")) {
+                throw new ConfigException(where + ": " + name + " " + value + ": pqssh server listens on one address"
+                        + " and port (first at " + before + "); more than one is not supported");
+            }
+        }
+        if (key.equals("port") && !seen.contains(key)) {
+            portFrom = where;
+        }
+        if (key.equals("listenaddress") && !seen.contains(key)) {
+            listenFrom = where;
+        }
         // sshd: HostKey, AcceptEnv and the four access lists add up over every line; any other keyword's first value wins
         boolean first = seen.add(key) || key.equals("hostkey") || key.equals("acceptenv") || key.equals("allowusers")
                 || key.equals("denyusers") || key.equals("allowgroups") || key.equals("denygroups");
         if (!first) {
             return; // sshd: the first obtained value is used
         }
+        if (io.pqssh.server.config.SshdKeywords.find(key).isEmpty()) {
+            throw new ConfigException(where + ": Bad configuration option: " + name);
+        }
+        switch (io.pqssh.server.config.SshdKeywords.verdict(key, value)) {
+            case io.pqssh.server.config.SshdKeywords.Verdict.Refuse r ->
+                    throw new ConfigException(where + ": " + name + " " + value + ": not supported by pqssh server: "
+                            + r.why());
+            case io.pqssh.server.config.SshdKeywords.Verdict.Warn w ->
+                    warnings.putIfAbsent(key, where + ": " + name + " " + value + ": accepted but not applied: "
+                            + w.why());
+            case io.pqssh.server.config.SshdKeywords.Verdict.Apply a -> {
+            }
+        }
+        String[] kv = {name};
         try {
             switch (key) {
                 case "port" -> port = parsePort(value);
                 case "listenaddress" -> listenAddress = value;
-                case "hostkey" -> hostKeys.add(Path.of(value));
+                case "hostkey", "hostdsakey" -> hostKeys.add(Path.of(value));
+                case "permitrootlogin" -> permitRootLogin = switch (value.toLowerCase(Locale.ROOT)) {
+                    case "yes" -> "yes";
+                    case "no" -> "no";
+                    case "prohibit-password", "without-password" -> "prohibit-password";
+                    case "forced-commands-only" -> "forced-commands-only";
+                    default -> throw new IllegalArgumentException("unsupported option '" + value + "'");
+                };
+                case "usepam" -> usePam = yesNo(value);
+                case "x11forwarding" -> x11Forwarding = yesNo(value);
                 case "pidfile" -> pidFile = value.equalsIgnoreCase("none") ? null : Path.of(value);
                 case "authorizedkeysfile" -> authorizedKeysFile = value;
                 case "authorizedkemkeysfile" -> authorizedKemKeysFile = value;
@@ -134,9 +245,9 @@ public final class ServerConfig {
                 case "kemauthalgorithms" -> kemAuthAlgorithms = kemAlgorithms(value);
                 case "authenticationmethods" -> authenticationMethods = value;
                 case "passwordauthentication" -> passwordAuthentication = yesNo(value);
-                case "kbdinteractiveauthentication", "challengeresponseauthentication" ->
+                case "kbdinteractiveauthentication", "challengeresponseauthentication", "skeyauthentication" ->
                         kbdInteractiveAuthentication = yesNo(value);
-                case "pubkeyauthentication" -> pubkeyAuthentication = yesNo(value);
+                case "pubkeyauthentication", "dsaauthentication" -> pubkeyAuthentication = yesNo(value);
                 case "passwordfile" -> passwordFile = Path.of(value);
                 case "usepam" -> usePam = yesNo(value);
                 case "kexalgorithms" -> kexAlgorithms = PqKex.parseList(value);
@@ -203,13 +314,89 @@ public final class ServerConfig {
                         io.pqssh.server.forward.ForwardingPolicy.TcpForwarding.parse(value));
                 case "streamlocalbindmask" -> forwarding = forwarding.streamLocalBindMask(value);
                 case "streamlocalbindunlink" -> forwarding = forwarding.streamLocalBindUnlink(yesNo(value));
-                case "match", "include" -> throw new ConfigException(where + ": " + kv[0]
-                        + " is not supported by pqssh server yet");
-                default -> throw new ConfigException(where + ": Bad configuration option: " + kv[0]);
+                default -> {
+                    // accepted (warned above) or a value pqssh applies anyway: nothing to store
+                }
             }
         } catch (IllegalArgumentException e) {
             throw new ConfigException(where + ": " + kv[0] + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * {@code -T}: the configuration pqssh applies, one {@code keyword value} line each with sshd's lower-case
+     * keywords and sshd's value spellings. Keywords pqssh accepts without applying show what pqssh does instead
+     * (e.g. {@code usepam no}); pqssh's own keywords follow sshd's.
+     */
+    public List<String> effective() {
+        List<String> o = new ArrayList<>();
+        o.add("port " + port);
+        o.add("addressfamily any");
+        o.add("listenaddress " + (listenAddress.contains(":") ? "[" + listenAddress + "]" : listenAddress) + ":"
+                + port);
+        o.add("usepam no");
+        o.add("logingracetime " + loginGraceTime.toSeconds());
+        o.add("maxauthtries " + maxAuthTries);
+        o.add("maxsessions " + maxSessions);
+        o.add("clientaliveinterval " + timeouts.clientAliveInterval().toSeconds());
+        o.add("clientalivecountmax " + timeouts.clientAliveCountMax());
+        o.add("unusedconnectiontimeout " + (timeouts.unusedConnectionTimeout().isZero() ? "none"
+                : timeouts.unusedConnectionTimeout().toSeconds()));
+        o.add("permitrootlogin " + (permitRootLogin.equals("prohibit-password") ? "without-password" : permitRootLogin));
+        o.add("ignorerhosts yes");
+        o.add("hostbasedauthentication no");
+        o.add("pubkeyauthentication " + yn(pubkeyAuthentication));
+        o.add("kerberosauthentication no");
+        o.add("gssapiauthentication no");
+        o.add("passwordauthentication " + yn(passwordAuthentication));
+        o.add("kbdinteractiveauthentication " + yn(kbdInteractiveAuthentication));
+        o.add("printmotd " + yn(printMotd));
+        o.add("printlastlog " + yn(printLastLog));
+        o.add("x11forwarding no");
+        o.add("permittty yes");
+        o.add("permituserrc " + yn(permitUserRc));
+        o.add("strictmodes " + yn(strictModes));
+        o.add("permitemptypasswords no");
+        o.add("compression no");
+        o.add("usedns no");
+        o.add("exposeauthinfo no");
+        o.add("pidfile " + (pidFile == null ? "none" : pidFile));
+        o.add("banner none");
+        o.add("forcecommand none");
+        o.add("chrootdirectory none");
+        o.add("trustedusercakeys none");
+        o.add("revokedkeys none");
+        o.add("versionaddendum none");
+        o.add("authorizedkeyscommand none");
+        o.add("hostkeyagent none");
+        o.add("kexalgorithms " + String.join(",", kexAlgorithms));
+        o.add("authorizedkeysfile " + authorizedKeysFile);
+        List<Path> keys = hostKeys.isEmpty() && sshdDefaults ? SSHD_HOST_KEYS : hostKeys;
+        for (Path k : keys) {
+            o.add("hostkey " + k);
+        }
+        for (String e : acceptEnv) {
+            o.add("acceptenv " + e);
+        }
+        o.add("authenticationmethods " + authenticationMethods);
+        o.add("subsystem sftp " + (sftpServer != null ? sftpServer : "internal-sftp"));
+        o.add("maxstartups " + preAuth.startupsStart() + ":" + preAuth.startupsRate() + ":" + preAuth.startupsFull());
+        o.add("persourcemaxstartups " + (preAuth.perSourceMaxStartups() == 0 ? "none"
+                : preAuth.perSourceMaxStartups()));
+        o.add("permittunnel no");
+        o.add("permituserenvironment no");
+        o.add("pubkeyauthoptions none");
+        o.addAll(forwarding.sshdTLines());
+        o.addAll(access.sshdTLines());
+        o.add("authorizedkemkeysfile " + authorizedKemKeysFile);
+        o.add("kemauthentication " + yn(kemAuthentication));
+        o.add("requirepostquantumkex " + yn(requirePostQuantumKex));
+        o.add("motdfile " + motdFile);
+        return o;
+    }
+
+    private static String yn(boolean b) {
+        return b ? "yes" : "no";
     }
 
     /** sshd: whitespace-separated name patterns, lines accumulate; a pattern cannot hold '='. */

@@ -204,6 +204,27 @@ public final class ForwardingPolicy {
         return out;
     }
 
+    /** The lines {@code sshd -T} prints for these keywords, with sshd's value spellings. */
+    public List<String> sshdTLines() {
+        List<String> o = new ArrayList<>();
+        o.add("streamlocalbindmask 0" + Integer.toOctalString(streamLocalBindMask));
+        o.add("gatewayports " + gatewayPorts.name().toLowerCase(java.util.Locale.ROOT));
+        o.add("allowtcpforwarding " + sshdT(tcp));
+        o.add("allowagentforwarding " + (agent ? "yes" : "no"));
+        o.add("disableforwarding " + (disableForwarding ? "yes" : "no"));
+        o.add("allowstreamlocalforwarding " + sshdT(streamLocal));
+        o.add("streamlocalbindunlink " + (streamLocalBindUnlink ? "yes" : "no"));
+        o.add("permitopen " + (permitOpen == null ? "any" : permitOpen.isEmpty() ? "none"
+                : String.join(" ", permitOpen.stream().map(Object::toString).toList())));
+        o.add("permitlisten " + (permitListen == null ? "any" : permitListen.isEmpty() ? "none"
+                : String.join(" ", permitListen.stream().map(Object::toString).toList())));
+        return o;
+    }
+
+    private static String sshdT(TcpForwarding t) {
+        return t == TcpForwarding.ALL ? "yes" : t.name().toLowerCase(java.util.Locale.ROOT);
+    }
+
     @Override
     public String toString() {
         return "ForwardingPolicy[tcp=" + tcp + ", permitOpen=" + (permitOpen == null ? "any" : permitOpen)

@@ -49,6 +49,16 @@ public final class AccessLists {
         return new AccessLists(denyUsers, allowUsers, denyGroups, plus(allowGroups, line, false));
     }
 
+    /** The lines {@code sshd -T} prints: one per entry, as sshd's. */
+    public List<String> sshdTLines() {
+        List<String> o = new ArrayList<>();
+        denyUsers.forEach(e -> o.add("denyusers " + e));
+        allowUsers.forEach(e -> o.add("allowusers " + e));
+        denyGroups.forEach(e -> o.add("denygroups " + e));
+        allowGroups.forEach(e -> o.add("allowgroups " + e));
+        return o;
+    }
+
     /** Each keyword line adds its whitespace-separated entries, as sshd's; a bad CIDR block is an error now. */
     private static List<String> plus(List<String> list, String line, boolean hostAllowed) {
         List<String> out = new ArrayList<>(list);
@@ -127,7 +137,7 @@ public final class AccessLists {
     }
 
     /** sshd's match_pattern(): {@code *} any run, {@code ?} one character. */
-    static boolean wildcard(String s, String pattern, boolean ignoreCase) {
+    public static boolean wildcard(String s, String pattern, boolean ignoreCase) {
         if (ignoreCase) {
             s = s.toLowerCase(Locale.ROOT);
             pattern = pattern.toLowerCase(Locale.ROOT);
@@ -156,7 +166,7 @@ public final class AccessLists {
         return pi == pattern.length();
     }
 
-    private static boolean inCidr(String address, String block) {
+    public static boolean inCidr(String address, String block) {
         Object[] c = cidr(block);
         if (c == null || !isLiteral(address)) {
             return false;
