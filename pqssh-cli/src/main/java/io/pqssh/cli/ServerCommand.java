@@ -40,7 +40,9 @@ import picocli.CommandLine.Option;
                 "UnusedConnectionTimeout, LoginGraceTime, MaxPendingKEMChallenges, Subsystem sftp, AllowTcpForwarding, PermitOpen,",
                 "PermitListen, GatewayPorts, AllowAgentForwarding, DisableForwarding, AllowStreamLocalForwarding,",
                 "StreamLocalBindMask, StreamLocalBindUnlink, AllowUsers, DenyUsers, AllowGroups, DenyGroups,",
-                "PrintMotd, MotdFile, PermitUserRC, PrintLastLog.",
+                "PrintMotd, MotdFile, PermitUserRC, PrintLastLog, PermitRootLogin; Include and Match (checked by -t,",
+                "evaluated by -T -C). Other sshd_config keywords: accepted with a warning or refused (docs/server-config.md).",
+                "With -f, sshd's defaults apply (Port 22, every address, /etc/ssh host keys); without, 127.0.0.1:2222.",
                 "Without HostKey: /etc/pqssh/ssh_host_ed25519_key (root) or ~/.config/pqssh/ (others).",
                 "Detaches (as sshd) unless -D or -d; the daemon logs to syslog (facility AUTH) or to -E FILE.",
                 "SIGHUP re-reads the configuration and keys; open sessions stay."})

@@ -112,7 +112,7 @@ class ServerDaemonTest {
         Path b = CliHarness.sshKeygen(dir.resolve("key_b"), "ed25519");
         Path pid = dir.resolve("pqssh.pid");
         Path conf = dir.resolve("sshd_config");
-        String common = "PidFile " + pid + "\nAuthorizedKeysFile none\nAuthorizedKEMKeysFile none\n";
+        String common = "ListenAddress 127.0.0.1\nPidFile " + pid + "\nAuthorizedKeysFile none\nAuthorizedKEMKeysFile none\n";
         Files.writeString(conf, "HostKey " + a + "\n" + common);
         Path err = dir.resolve("server.err");
         Path portFile = dir.resolve("port");

@@ -44,7 +44,7 @@ class ServerLogCliTest {
         KemPublicKey pub = new KemPublicKey(KemAlgorithm.MLKEM768, key.publicKey());
         Files.writeString(dir.resolve(user + "_keys"), pub.toLine("log-test") + "\n");
         Path config = dir.resolve("sshd_config");
-        Files.writeString(config, String.join("\n", "Port 0", "AuthorizedKeysFile " + dir + "/%u_keys",
+        Files.writeString(config, String.join("\n", "Port 0", "ListenAddress 127.0.0.1", "AuthorizedKeysFile " + dir + "/%u_keys",
                 "AuthorizedKEMKeysFile none", "StrictModes no", "PubkeyAuthentication no") + "\n");
         Path portFile = dir.resolve("port");
         Path err = dir.resolve("stderr.log");

@@ -17,7 +17,8 @@ import io.pqssh.mina.auth.SessionKemKeyAuthorizer;
  * refusal takes as long as a wrong password and says nothing about whether the password was right.
  */
 public final class RootLogin {
-    private static final Logger LOG = LoggerFactory.getLogger(RootLogin.class);
+    // sshd logs this refusal in its auth log; the same logger as the other sshd lines
+    private static final Logger LOG = LoggerFactory.getLogger("io.pqssh.sshd");
 
     /** The modes, as ServerConfig normalises them. */
     public enum Mode {
