@@ -274,7 +274,8 @@ public final class ServerCommand implements Callable<Integer> {
                 .hostKeys(hostKeys(c)).kex(c.kexAlgorithms).requirePostQuantumKex(c.requirePostQuantumKex)
                 .authenticationMethods(c.authenticationMethods).maxAuthTries(c.maxAuthTries)
                 .maxSessions(c.maxSessions).connectionTimeouts(c.timeouts)
-                .loginGraceTime(c.loginGraceTime).sftp(c.sftp).preAuthLimits(c.preAuth)
+                .loginGraceTime(c.loginGraceTime).sftp(c.sftp).banner(c.banner).versionAddendum(c.versionAddendum)
+                .tcpKeepAlive(c.tcpKeepAlive).compression(c.compression).preAuthLimits(c.preAuth)
                 // as sshd: root runs each session as the login's account; anyone else can only log in as itself
                 .logins(pam == null ? logins : logins.withPam(pam))
                 .sessionPrelude(c.sessionPrelude()).sftpServer(c.sftpServer)

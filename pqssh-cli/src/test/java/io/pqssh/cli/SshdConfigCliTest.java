@@ -73,7 +73,7 @@ class SshdConfigCliTest {
                 "gatewayports", "usedns", "allowtcpforwarding", "allowagentforwarding", "disableforwarding",
                 "allowstreamlocalforwarding", "streamlocalbindunlink", "exposeauthinfo", "banner", "forcecommand",
                 "chrootdirectory", "trustedusercakeys", "revokedkeys", "versionaddendum", "authorizedkeyscommand",
-                "hostkeyagent", "authorizedkeysfile", "hostkey", "acceptenv", "authenticationmethods", "subsystem",
+                "hostkeyagent", "tcpkeepalive", "compression", "authorizedkeysfile", "hostkey", "acceptenv", "authenticationmethods", "subsystem",
                 "maxstartups", "persourcemaxstartups", "permittunnel", "permitopen", "permitlisten",
                 "permituserenvironment", "pubkeyauthoptions")) {
             assertEquals(theirs.get(k), ours.get(k), "sshd -T and pqssh server -T differ on " + k);
@@ -178,21 +178,28 @@ class SshdConfigCliTest {
         Path userKey = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
         Files.copy(CliHarness.pub(userKey), dir.resolve(user + "_keys"));
         Path hostKey = CliHarness.sshKeygen(dir.resolve("host_key"), "ed25519");
+        Path banner = Files.writeString(dir.resolve("banner"), "Authorized use only (banner-test)\n");
         int port = CliHarness.freePort();
         Path err = dir.resolve("server.err");
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), "io.pqssh.cli.Main", "server", "-D", "-f",
                 cfg.toString(), "-o", "Port=" + port, "-o", "ListenAddress=127.0.0.1", "-o", "HostKey=" + hostKey,
-                "-o", "AuthorizedKeysFile=" + dir + "/%u_keys", "-o", "StrictModes=no"));
+                "-o", "AuthorizedKeysFile=" + dir + "/%u_keys", "-o", "StrictModes=no",
+                "-o", "Banner=" + banner, "-o", "VersionAddendum=addendum-test", "-o", "Compression=no"));
         Process p = new ProcessBuilder(cmd).directory(dir.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(dir.resolve("server.out").toFile()).redirectError(err.toFile()).start();
         try {
             CliHarness.waitUntil(WAIT, () -> CliHarness.read(err).contains("pqssh server listening"),
                     () -> "server did not start:\n" + CliHarness.read(err));
-            CliHarness.Result r = ssh(dir, port, user, "echo logged-in");
+            CliHarness.Result r = ssh(dir, port, user, "echo logged-in", "-v", "-o", "Compression=yes");
             assertEquals(0, r.rc(), r.all() + "\n" + CliHarness.read(err));
             assertEquals("logged-in", r.out().strip());
+            // Banner, VersionAddendum and Compression no as OpenSSH's ssh sees them
+            assertTrue(r.err().contains("Authorized use only (banner-test)"), r.err());
+            assertTrue(r.err().matches("(?s).*remote software version pqssh_\\S+ addendum-test.*"), r.err());
+            assertTrue(r.err().contains("server->client cipher") && r.err().contains("compression: none")
+                    && !r.err().contains("compression: zlib"), r.err());
         } finally {
             stop(p);
         }
@@ -229,11 +236,15 @@ class SshdConfigCliTest {
         assertFalse(CliHarness.read(err).contains("Accepted publickey for root"), CliHarness.read(err));
     }
 
-    private static CliHarness.Result ssh(Path dir, int port, String user, String command) throws Exception {
-        return CliHarness.exec(dir, List.of(CliHarness.SSH.toString(), "-F", "none", "-o", "BatchMode=yes",
+    private static CliHarness.Result ssh(Path dir, int port, String user, String command, String... extra)
+            throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(CliHarness.SSH.toString(), "-F", "none", "-o", "BatchMode=yes",
                 "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "ConnectTimeout=20",
-                "-i", dir.resolve("id_ed25519").toString(), "-p", Integer.toString(port), user + "@127.0.0.1",
-                command));
+                "-i", dir.resolve("id_ed25519").toString(), "-p", Integer.toString(port)));
+        cmd.addAll(List.of(extra));
+        cmd.add(user + "@127.0.0.1");
+        cmd.add(command);
+        return CliHarness.exec(dir, cmd);
     }
 
     private static void stop(Process p) throws InterruptedException {

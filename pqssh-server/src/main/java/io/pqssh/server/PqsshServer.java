@@ -120,6 +120,10 @@ public final class PqsshServer implements AutoCloseable {
         private String authenticationMethods;
         private List<String> kex = PqKex.DEFAULT_ORDER;
         private boolean requirePqKex;
+        private java.nio.file.Path banner;
+        private String versionAddendum;
+        private boolean tcpKeepAlive;
+        private boolean compression = true;
         private int maxAuthTries = 6;
         private Duration loginGraceTime = Duration.ofSeconds(120);
         private boolean sftp;
@@ -343,6 +347,36 @@ public final class PqsshServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * sshd's {@code Banner}: the file's text is sent (SSH_MSG_USERAUTH_BANNER) in answer to the client's first
+         * authentication request, as sshd does; null for none.
+         */
+        public Builder banner(java.nio.file.Path file) {
+            this.banner = file;
+            return this;
+        }
+
+        /** sshd's {@code VersionAddendum}: text after the software version in the identification line; null for none. */
+        public Builder versionAddendum(String addendum) {
+            if (addendum != null && addendum.chars().anyMatch(ch -> ch < 0x20 || ch == 0x7f)) {
+                throw new IllegalArgumentException("VersionAddendum must not contain control characters");
+            }
+            this.versionAddendum = addendum;
+            return this;
+        }
+
+        /** sshd's {@code TCPKeepAlive} (default yes there, MINA's default no): SO_KEEPALIVE on accepted sockets. */
+        public Builder tcpKeepAlive(boolean on) {
+            this.tcpKeepAlive = on;
+            return this;
+        }
+
+        /** sshd's {@code Compression}: {@code false} offers only {@code none}; {@code true} zlib@openssh.com after auth. */
+        public Builder compression(boolean on) {
+            this.compression = on;
+            return this;
+        }
+
         /** SFTP (default off): as the JVM's user, or under {@link #logins} as the login's account. */
         public Builder sftp(boolean enabled) {
             this.sftp = enabled;
@@ -407,9 +441,17 @@ public final class PqsshServer implements AutoCloseable {
             // chacha20-poly1305 on the JDK's ChaCha20 (TransportCiphers)
             sshd.setCipherFactories(io.pqssh.common.cipher.TransportCiphers.defaults());
             sshd.setMacFactories(io.pqssh.mina.internal.kex.KexInitDefaults.macs());
-            sshd.setCompressionFactories(io.pqssh.mina.internal.kex.KexInitDefaults.compression());
+            sshd.setCompressionFactories(compression ? io.pqssh.mina.internal.kex.KexInitDefaults.compression()
+                    : List.of(org.apache.sshd.common.compression.BuiltinCompressions.none));
             // "SSH-2.0-pqssh_0.1.0", not MINA's "SSH-2.0-APACHE-SSHD-2.20.0"
-            CoreModuleProperties.SERVER_IDENTIFICATION.set(sshd, io.pqssh.mina.PqsshVersion.softwareVersion());
+            CoreModuleProperties.SERVER_IDENTIFICATION.set(sshd, io.pqssh.mina.PqsshVersion.softwareVersion()
+                    + (versionAddendum == null ? "" : " " + versionAddendum));
+            if (banner != null) {
+                CoreModuleProperties.WELCOME_BANNER.set(sshd, banner);
+                CoreModuleProperties.WELCOME_BANNER_PHASE.set(sshd,
+                        org.apache.sshd.server.auth.WelcomeBannerPhase.FIRST_REQUEST);
+            }
+            CoreModuleProperties.SOCKET_KEEPALIVE.set(sshd, tcpKeepAlive);
             sshd.setHost(host);
             sshd.setPort(port);
             sshd.setKeyPairProvider(Objects.requireNonNull(hostKeys, "host keys"));

@@ -94,6 +94,11 @@ public final class ServerConfig {
      * that they are not applied and {@link #effective()} shows {@code no}).
      */
     public boolean usePam;
+    /** Banner (null: none), VersionAddendum (null: none), TCPKeepAlive, Compression (yes/delayed or no). */
+    public Path banner;
+    public String versionAddendum;
+    public boolean tcpKeepAlive;
+    public boolean compression = true;
     public boolean x11Forwarding;
     /** True when sshd's defaults apply (a configuration file was given): sshd's host keys, not pqssh's own. */
     public boolean sshdDefaults;
@@ -121,6 +126,7 @@ public final class ServerConfig {
         c.authorizedKeysFile = ".ssh/authorized_keys .ssh/authorized_keys2";
         c.permitRootLogin = "prohibit-password";
         c.pidFile = null;
+        c.tcpKeepAlive = true;
         return c;
     }
 
@@ -234,6 +240,14 @@ public final class ServerConfig {
                     default -> throw new IllegalArgumentException("unsupported option '" + value + "'");
                 };
                 case "usepam" -> usePam = yesNo(value);
+                case "banner" -> banner = value.equalsIgnoreCase("none") ? null : Path.of(value);
+                case "versionaddendum" -> versionAddendum = value.equalsIgnoreCase("none") ? null : value;
+                case "tcpkeepalive", "keepalive" -> tcpKeepAlive = yesNo(value);
+                case "compression" -> compression = switch (value.toLowerCase(Locale.ROOT)) {
+                    case "yes", "delayed" -> true;
+                    case "no" -> false;
+                    default -> throw new IllegalArgumentException("expected yes, delayed or no, got '" + value + "'");
+                };
                 case "x11forwarding" -> x11Forwarding = yesNo(value);
                 case "pidfile" -> pidFile = value.equalsIgnoreCase("none") ? null : Path.of(value);
                 case "authorizedkeysfile" -> authorizedKeysFile = value;
@@ -357,16 +371,17 @@ public final class ServerConfig {
         o.add("permituserrc " + yn(permitUserRc));
         o.add("strictmodes " + yn(strictModes));
         o.add("permitemptypasswords no");
-        o.add("compression no");
+        o.add("compression " + yn(compression));
+        o.add("tcpkeepalive " + yn(tcpKeepAlive));
         o.add("usedns no");
         o.add("exposeauthinfo no");
         o.add("pidfile " + (pidFile == null ? "none" : pidFile));
-        o.add("banner none");
+        o.add("banner " + (banner == null ? "none" : banner));
         o.add("forcecommand none");
         o.add("chrootdirectory none");
         o.add("trustedusercakeys none");
         o.add("revokedkeys none");
-        o.add("versionaddendum none");
+        o.add("versionaddendum " + (versionAddendum == null ? "none" : versionAddendum));
         o.add("authorizedkeyscommand none");
         o.add("hostkeyagent none");
         o.add("kexalgorithms " + String.join(",", kexAlgorithms));

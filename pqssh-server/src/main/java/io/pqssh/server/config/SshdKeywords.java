@@ -117,15 +117,11 @@ public final class SshdKeywords {
             case "pamservicename" -> warn("PAM is not used");
             case "x11forwarding" -> v.equals("no") ? apply() : warn("X11 forwarding is not implemented: refused");
             case "x11displayoffset", "x11uselocalhost", "xauthlocation" -> warn("X11 forwarding is not implemented");
-            case "banner" -> v.equals("none") ? apply() : warn("no pre-authentication banner is sent");
             case "loglevel", "logverbose" -> warn("the log level is set by -d (debug) only");
             case "syslogfacility" -> warn("the daemon logs to facility AUTH");
             case "usedns" -> v.equals("no") ? apply() : warn("client addresses are never resolved (as UseDNS no)");
-            case "tcpkeepalive", "keepalive" -> warn("TCP keepalives are not configured");
-            case "versionaddendum" -> v.equals("none") ? apply() : warn("the version string has no addendum");
             case "ipqos" -> warn("IP QoS marks are not set");
             case "fingerprinthash" -> warn("logs show SHA256 fingerprints");
-            case "compression" -> v.equals("no") ? apply() : warn("compression is not offered");
             case "modulifile" -> warn("no Diffie-Hellman group exchange is offered");
             case "authorizedkeyscommand", "authorizedkeyscommanduser" -> v.equals("none") ? apply()
                     : warn("no AuthorizedKeysCommand is run: only authorized_keys files grant keys");
