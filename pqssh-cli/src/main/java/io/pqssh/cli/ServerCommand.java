@@ -305,6 +305,11 @@ public final class ServerCommand implements Callable<Integer> {
             b.password(root.password(new PasswordFile(c.passwordFile)));
         }
         if (c.kbdInteractiveAuthentication && pam != null) {
+            if (!c.permitRootLogin.equals("yes")) {
+                // PAM's conversation is not wrapped by RootLogin yet: rather no start than root by password
+                throw new IllegalArgumentException("KbdInteractiveAuthentication yes with UsePAM yes needs"
+                        + " PermitRootLogin yes for now (pqssh cannot yet refuse root in PAM's conversation)");
+            }
             b.pamKeyboardInteractive(pam);
         } else if (c.kbdInteractiveAuthentication) {
             if (c.passwordFile == null) {

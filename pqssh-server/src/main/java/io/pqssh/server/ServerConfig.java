@@ -90,16 +90,15 @@ public final class ServerConfig {
     /** PermitRootLogin: yes, prohibit-password (alias without-password), forced-commands-only, no. */
     public String permitRootLogin = "yes";
     /**
-     * UsePAM and X11Forwarding as configured (read by the PAM and X11 code; until those land, SshdKeywords warns
-     * that they are not applied and {@link #effective()} shows {@code no}).
+     * X11Forwarding as configured (for the X11 code; until it lands, SshdKeywords warns that it is not applied and
+     * {@link #effective()} shows {@code no}).
      */
-    public boolean usePam;
+    public boolean x11Forwarding;
     /** Banner (null: none), VersionAddendum (null: none), TCPKeepAlive, Compression (yes/delayed or no). */
     public Path banner;
     public String versionAddendum;
     public boolean tcpKeepAlive;
     public boolean compression = true;
-    public boolean x11Forwarding;
     /** True when sshd's defaults apply (a configuration file was given): sshd's host keys, not pqssh's own. */
     public boolean sshdDefaults;
     /** One line per keyword that is accepted but not applied (SshdKeywords' Warn verdicts), in file order. */
@@ -263,7 +262,6 @@ public final class ServerConfig {
                         kbdInteractiveAuthentication = yesNo(value);
                 case "pubkeyauthentication", "dsaauthentication" -> pubkeyAuthentication = yesNo(value);
                 case "passwordfile" -> passwordFile = Path.of(value);
-                case "usepam" -> usePam = yesNo(value);
                 case "kexalgorithms" -> kexAlgorithms = PqKex.parseList(value);
                 case "requirepostquantumkex" -> requirePostQuantumKex = yesNo(value);
                 case "strictmodes" -> strictModes = yesNo(value);
@@ -340,7 +338,7 @@ public final class ServerConfig {
     /**
      * {@code -T}: the configuration pqssh applies, one {@code keyword value} line each with sshd's lower-case
      * keywords and sshd's value spellings. Keywords pqssh accepts without applying show what pqssh does instead
-     * (e.g. {@code usepam no}); pqssh's own keywords follow sshd's.
+     * (e.g. {@code x11forwarding no}); pqssh's own keywords follow sshd's.
      */
     public List<String> effective() {
         List<String> o = new ArrayList<>();
@@ -348,7 +346,7 @@ public final class ServerConfig {
         o.add("addressfamily any");
         o.add("listenaddress " + (listenAddress.contains(":") ? "[" + listenAddress + "]" : listenAddress) + ":"
                 + port);
-        o.add("usepam no");
+        o.add("usepam " + yn(usePam));
         o.add("logingracetime " + loginGraceTime.toSeconds());
         o.add("maxauthtries " + maxAuthTries);
         o.add("maxsessions " + maxSessions);

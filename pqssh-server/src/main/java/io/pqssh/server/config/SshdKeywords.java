@@ -10,8 +10,8 @@ import java.util.Set;
 /**
  * The one table of sshd_config keywords (OpenSSH 10.5's servconf.c) and what {@code pqssh server} does with each:
  * applies it, accepts it with one warning line because ignoring it cannot weaken security, or refuses to start.
- * The PAM and X11 work reads {@code UsePAM}/{@code X11Forwarding} from ServerConfig; their verdicts live here so
- * that a keyword's status is decided in one place.
+ * UsePAM is ServerConfig's (the PAM code reads it); X11Forwarding's verdict lives here too, so that a keyword's
+ * status is decided in one place.
  */
 public final class SshdKeywords {
     /** What pqssh does with one keyword and value. */
@@ -109,12 +109,8 @@ public final class SshdKeywords {
         }
         return switch (key) {
             // Not implemented by pqssh; ignoring them only removes features, methods or log detail.
-            case "usepam" -> v.equals("no") ? apply() : new Verdict.Warn("PAM is not used: no pam_acct_mgmt,"
-                    + " pam_open_session (limits, loginuid, systemd, motd) or pam_env; logins follow pqssh's"
-                    + " non-PAM policy as sshd with UsePAM no does (locked and expired accounts refused,"
-                    + " password field and expiry checked). Only a PAM account module that would deny a login"
-                    + " (pam_access, pam_time, pam_nologin...) is not consulted");
-            case "pamservicename" -> warn("PAM is not used");
+            case "pamservicename" -> v.equals("sshd") ? apply()
+                    : refuse("PAM runs service sshd (/etc/pam.d/sshd) only; another stack would be ignored");
             case "x11forwarding" -> v.equals("no") ? apply() : warn("X11 forwarding is not implemented: refused");
             case "x11displayoffset", "x11uselocalhost", "xauthlocation" -> warn("X11 forwarding is not implemented");
             case "loglevel", "logverbose" -> warn("the log level is set by -d (debug) only");
