@@ -377,7 +377,11 @@ public final class ServerConfig {
         o.add("banner " + (banner == null ? "none" : banner));
         o.add("forcecommand none");
         o.add("chrootdirectory none");
-        o.add("trustedusercakeys none");
+        o.add("trustedusercakeys " + (trustedUserCaKeys == null ? "none" : trustedUserCaKeys));
+        o.add("authorizedprincipalsfile " + (authorizedPrincipalsFile == null ? "none" : authorizedPrincipalsFile));
+        if (caSignatureAlgorithms != null) {
+            o.add("casignaturealgorithms " + String.join(",", caSignatureAlgorithms));
+        }
         o.add("revokedkeys none");
         o.add("versionaddendum " + (versionAddendum == null ? "none" : versionAddendum));
         o.add("authorizedkeyscommand none");

@@ -121,9 +121,9 @@ public final class SshdKeywords {
             case "modulifile" -> warn("no Diffie-Hellman group exchange is offered");
             case "authorizedkeyscommand", "authorizedkeyscommanduser" -> v.equals("none") ? apply()
                     : warn("no AuthorizedKeysCommand is run: only authorized_keys files grant keys");
-            case "authorizedprincipalsfile", "authorizedprincipalscommand", "authorizedprincipalscommanduser",
-                 "trustedusercakeys", "hostcertificate" -> v.equals("none") ? apply()
-                    : warn("certificates are not accepted");
+            case "authorizedprincipalscommand", "authorizedprincipalscommanduser" -> v.equals("none") ? apply()
+                    : warn("no AuthorizedPrincipalsCommand is run: only AuthorizedPrincipalsFile grants principals");
+            case "hostcertificate" -> warn("no host certificate is offered (plain host keys are)");
             case "gssapiauthentication", "kerberosauthentication", "hostbasedauthentication" ->
                     v.equals("no") ? apply() : warn("this authentication method is not offered");
             case "gssapicleanupcredentials", "gssapidelegatecredentials", "gssapistrictacceptorcheck",
@@ -144,8 +144,7 @@ public final class SshdKeywords {
                     : refuse("~/.ssh/environment is not read (PermitUserEnvironment no only)");
             case "forcecommand" -> v.equals("none") ? apply() : refuse("ForceCommand is not implemented");
             case "chrootdirectory" -> v.equals("none") ? apply() : refuse("ChrootDirectory is not implemented");
-            case "ciphers", "macs", "hostkeyalgorithms", "pubkeyacceptedalgorithms", "pubkeyacceptedkeytypes",
-                 "casignaturealgorithms" -> refuse("pqssh's algorithm lists are fixed (only KexAlgorithms is"
+            case "ciphers", "macs", "hostkeyalgorithms", "pubkeyacceptedalgorithms", "pubkeyacceptedkeytypes" -> refuse("pqssh's algorithm lists are fixed (only KexAlgorithms is"
                     + " configurable); ignoring the line could keep an algorithm the admin removed");
             case "revokedkeys" -> v.equals("none") ? apply() : refuse("RevokedKeys is not implemented");
             case "pubkeyauthoptions" -> v.equals("none") ? apply() : refuse("PubkeyAuthOptions is not implemented");
