@@ -430,6 +430,9 @@ public final class PqsshClient implements AutoCloseable {
             CoreModuleProperties.PREFERRED_AUTHS.set(client, String.join(",", preferredAuth));
             // MINA leaves Nagle on; with it a small flight waits for an ACK and costs a round trip
             CoreModuleProperties.TCP_NODELAY.set(client, true);
+            // no idle limit of the client's own, as ssh (MINA's default cut a quiet session after 10 minutes);
+            // ServerAliveInterval is the user's tool for dead peers
+            CoreModuleProperties.IDLE_TIMEOUT.set(client, java.time.Duration.ZERO);
             // and no delayed ACK: sshd's Nagle waits for it before its next small packet (HalfCloseTransport)
             io.pqssh.common.transport.HalfCloseTransport.TCP_QUICKACK.set(client, true);
             org.apache.sshd.common.io.IoServiceFactoryFactory transport =
