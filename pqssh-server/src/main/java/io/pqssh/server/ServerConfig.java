@@ -186,6 +186,10 @@ public final class ServerConfig {
         if (key.equals("match") || key.equals("include")) {
             throw new ConfigException(where + ": " + kv[0] + " is only allowed in a configuration file");
         }
+        if (io.pqssh.server.config.SshdKeywords.find(key).isEmpty()) {
+            // as sshd: the keyword as the user wrote it, not lower-cased
+            throw new ConfigException(where + ": Bad configuration option: " + kv[0]);
+        }
         apply(key, value, where);
     }
 

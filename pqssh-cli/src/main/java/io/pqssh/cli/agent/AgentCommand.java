@@ -148,7 +148,7 @@ public final class AgentCommand implements Callable<Integer> {
 
     /** A JVM cannot fork: start a copy with -D in its own session and report its socket and PID. */
     private int startBackground(Path path) throws Exception {
-        java.util.Optional<List<String>> self = io.pqssh.client.ssh.OwnCommandLine.get();
+        java.util.Optional<List<String>> self = io.pqssh.common.process.OwnCommandLine.get();
         if (self.isEmpty()) {
             System.err.println("pqssh agent: cannot find this process's command line; run with -D");
             return 1;

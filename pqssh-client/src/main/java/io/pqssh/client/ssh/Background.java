@@ -27,7 +27,7 @@ public final class Background {
 
     /** Starts the copy and waits for it to authenticate; returns this process's exit status. */
     public static int launch(PrintStream err) {
-        java.util.Optional<List<String>> self = OwnCommandLine.get();
+        java.util.Optional<List<String>> self = io.pqssh.common.process.OwnCommandLine.get();
         if (self.isEmpty()) {
             err.println("pqssh: -f: cannot find this process's command line to start it in the background");
             return 255;

@@ -78,13 +78,14 @@ public final class Detach {
 
     /** In the launched process: starts the daemon and waits for it; returns this process's exit status. */
     public static int launch(PrintStream err) {
-        ProcessHandle.Info info = ProcessHandle.current().info();
+        // /proc/self/cmdline: the JDK's ProcessHandle gives no arguments for a command line longer than a page
+        java.util.Optional<List<String>> self = io.pqssh.common.process.OwnCommandLine.get();
         List<String> cmd;
         try {
-            if (info.command().isEmpty() || info.arguments().isEmpty()) {
+            if (self.isEmpty()) {
                 throw new IOException("cannot read this process's command line to start the daemon; run with -D");
             }
-            cmd = copyCommand(info.command().get(), List.of(info.arguments().get()));
+            cmd = copyCommand(self.get().get(0), self.get().subList(1, self.get().size()));
         } catch (IOException e) {
             err.println("pqssh server: " + e.getMessage());
             return 1;

@@ -1,4 +1,4 @@
-package io.pqssh.client.ssh;
+package io.pqssh.common.process;
 
 import java.io.IOException;
 import java.nio.charset.Charset;
@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * This JVM's executable and arguments, for starting a copy of this process in the background ({@code ssh -f},
+ * This JVM's executable and arguments, for starting a copy of this process in the background ({@code ssh -f}, {@code pqssh server} without -D,
  * {@code pqssh agent}): a JVM cannot fork. {@link ProcessHandle.Info#arguments()} is empty on Linux when the command
  * line is longer than a page (the JDK reads one page of {@code /proc/self/cmdline}), which a long class path
  * reaches; {@code /proc/self/cmdline} itself holds all of it.

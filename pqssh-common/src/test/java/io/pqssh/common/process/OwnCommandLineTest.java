@@ -1,4 +1,4 @@
-package io.pqssh.client.ssh;
+package io.pqssh.common.process;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
