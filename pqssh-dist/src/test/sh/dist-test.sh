@@ -101,14 +101,15 @@ ok "7 man pages, no groff warnings"
 out="$(bash -c "source '$home/share/bash-completion/completions/pqssh' && complete -p pqssh")" \
   || fail "the bash completion does not load"
 ok "bash completion: $out"
-if command -v zsh >/dev/null; then zsh -n "$home/share/zsh/site-functions/_pqssh" || fail "_pqssh: zsh syntax"; ok "zsh completion parses"; fi
+command -v zsh >/dev/null || fail "needs zsh to check the zsh completion (apt-get install zsh)"
+zsh -n "$home/share/zsh/site-functions/_pqssh" || fail "_pqssh: zsh syntax"
+ok "zsh completion parses"
 grep -q '^ExecStart=/usr/bin/pqssh server -D' "$home/share/systemd/pqssh-server.service" || fail "unit ExecStart"
-if command -v systemd-analyze >/dev/null; then
-  mkdir -p "$work/unit"
-  sed "s|/usr/bin/pqssh|$pq|" "$home/share/systemd/pqssh-server.service" > "$work/unit/pqssh-server.service"
-  out="$(systemd-analyze verify --man=no "$work/unit/pqssh-server.service" 2>&1)" || fail "systemd-analyze: $out"
-  ok "systemd unit verifies"
-fi
+command -v systemd-analyze >/dev/null || fail "needs systemd-analyze to check the unit (apt-get install systemd)"
+mkdir -p "$work/unit"
+sed "s|/usr/bin/pqssh|$pq|" "$home/share/systemd/pqssh-server.service" > "$work/unit/pqssh-server.service"
+out="$(systemd-analyze verify --man=no "$work/unit/pqssh-server.service" 2>&1)" || fail "systemd-analyze: $out"
+ok "systemd unit verifies"
 
 # --- 3. the .deb
 deb="${deb[0]}"
