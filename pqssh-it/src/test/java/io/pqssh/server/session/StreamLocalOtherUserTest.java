@@ -3,25 +3,17 @@ package io.pqssh.server.session;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import org.apache.sshd.common.keyprovider.KeyPairProvider;
-import org.apache.sshd.common.util.security.SecurityUtils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.pqssh.server.FileKeyAuthorizers;
 import io.pqssh.server.PqsshServer;
-import io.pqssh.server.forward.ForwardingPolicy;
-import io.pqssh.server.login.LoginPolicy;
-import io.pqssh.server.login.ProcessIdentity;
 import io.pqssh.server.login.SystemAccounts;
 
 /**
@@ -32,68 +24,34 @@ import io.pqssh.server.login.SystemAccounts;
  * may write the request fails with ssh's own message and no socket appears (root's rights are not used).
  */
 class StreamLocalOtherUserTest {
-    private static final String USER = "pqsl" + Long.toString(ProcessHandle.current().pid(), 36)
-            + Integer.toString(new SecureRandom().nextInt(1 << 20), 36);
+    private static final String USER = KeyLoginAccount.uniqueName("pqsl");
 
     @TempDir
     Path dir;
 
-    private static int run(Path dir, List<String> cmd, Path err) throws Exception {
-        Process p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(err.toFile()).start();
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            p.waitFor(5, TimeUnit.SECONDS);
-            fail(String.join(" ", cmd) + " did not finish within 60 s: " + Files.readString(err));
-        }
-        return p.exitValue();
-    }
-
     @Test
     void aRootServerListensForAnotherAccountAsThatAccount() throws Exception {
-        if (ProcessIdentity.current().uid() != 0) {
-            fail("StreamLocalOtherUserTest needs root (it creates an account with useradd); CI runs as root");
-        }
-        for (String tool : List.of("/usr/bin/ssh", "/usr/bin/ssh-keygen", "/usr/sbin/useradd")) {
-            assertTrue(Files.isExecutable(Path.of(tool)), "MISSING " + tool + " (apt-get install openssh-client"
-                    + " passwd)");
-        }
+        KeyLoginAccount account = KeyLoginAccount.create(dir, USER, "StreamLocalOtherUserTest");
         Path err = dir.resolve("err.txt");
-        assertEquals(0, run(dir, List.of("/usr/sbin/useradd", "-m", "-s", "/bin/sh", "-p", "*", USER), err),
-                Files.readString(err));
         PqsshServer server = null;
         Process client = null;
         java.net.ServerSocket echo = null;
         Path userDir = null;
         try {
-            Path key = dir.resolve("id_ed25519");
-            assertEquals(0, run(dir, List.of("/usr/bin/ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f",
-                    key.toString()), err));
-            Path home = SystemAccounts.INSTANCE.byName(USER).orElseThrow().home();
-            Path keys = home.resolve(".ssh/authorized_keys");
-            Files.createDirectories(keys.getParent());
-            Files.writeString(keys, Files.readString(key.resolveSibling("id_ed25519.pub")));
-            assertEquals(0, run(dir, List.of("chown", "-R", USER + ":", keys.getParent().toString()), err));
-            FileKeyAuthorizers auth = new FileKeyAuthorizers(".ssh/authorized_keys", "none", true);
-            server = PqsshServer.builder().host("127.0.0.1").port(0)
-                    .hostKeys(KeyPairProvider.wrap(SecurityUtils.getKeyPairGenerator("Ed25519").generateKeyPair()))
-                    .publickey(auth.publickey()).logins(LoginPolicy.switchingUsers(SystemAccounts.INSTANCE))
-                    .forwarding(ForwardingPolicy.DEFAULT).start();
-            List<String> ssh = List.of("/usr/bin/ssh", "-i", key.toString(), "-F", "none", "-o", "BatchMode=yes",
-                    "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
-                    "-o", "ExitOnForwardFailure=yes", "-p", String.valueOf(server.port()));
+            server = KeyLoginAccount.rootServer();
+            List<String> ssh = account.ssh(server.port());
             // root's own directory: the user may not create anything there, so neither may the forwarding
             Path rootOnly = dir.resolve("other-user.sock");
             List<String> refused = new java.util.ArrayList<>(ssh);
             refused.addAll(List.of("-R", rootOnly + ":127.0.0.1:9", USER + "@127.0.0.1", "exit 7"));
-            assertEquals(255, run(dir, refused, err), Files.readString(err));
+            assertEquals(255, KeyLoginAccount.run(dir, refused, err), Files.readString(err));
             assertTrue(Files.readString(err).contains("remote port forwarding failed for listen path " + rootOnly),
                     Files.readString(err));
             assertFalse(Files.exists(rootOnly), "the socket was created with root's rights");
 
             // a directory the user owns (0755, so another account can reach the socket's own mode)
             userDir = Files.createTempDirectory("pqsl-");
-            assertEquals(0, run(dir, List.of("chown", USER + ":", userDir.toString()), err));
+            assertEquals(0, KeyLoginAccount.run(dir, List.of("chown", USER + ":", userDir.toString()), err));
             Files.setPosixFilePermissions(userDir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
             Path socket = userDir.resolve("fwd.sock");
             echo = new java.net.ServerSocket(0, 5, java.net.InetAddress.getLoopbackAddress());
@@ -144,7 +102,8 @@ class StreamLocalOtherUserTest {
 
             // the socket's mode, not root's relay, decides who else may connect
             Path nobodyErr = dir.resolve("nobody.txt");
-            int rc = run(dir, List.of("/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+            int rc = KeyLoginAccount.run(dir, List.of("/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup",
+                    "--clear-groups",
                     "/usr/bin/perl", "-e", "use Socket; socket(my $s, AF_UNIX, SOCK_STREAM, 0) or exit 4;"
                             + " connect($s, pack_sockaddr_un($ARGV[0])) or do { print STDERR \"$!\\n\"; exit 3 };"
                             + " exit 0", socket.toString()), nobodyErr);
@@ -172,7 +131,7 @@ class StreamLocalOtherUserTest {
             }
             TestAccounts.remove(USER);
             if (userDir != null) {
-                run(dir, List.of("rm", "-rf", userDir.toString()), err);
+                KeyLoginAccount.run(dir, List.of("rm", "-rf", userDir.toString()), err);
             }
         }
     }
