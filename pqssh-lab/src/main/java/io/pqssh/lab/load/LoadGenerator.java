@@ -30,7 +30,8 @@ import io.pqssh.client.PqsshClient;
  */
 public final class LoadGenerator {
     /** What one window produced. */
-    public record Window(long successes, Map<String, Long> failures, Histogram latencyMicros, double seconds) {
+    public record Window(long successes, Map<String, Long> failures, Histogram latencyMicros, double seconds,
+            long lateLogins, long slowestMs) {
         public long failureCount() {
             return failures.values().stream().mapToLong(Long::longValue).sum();
         }
@@ -76,6 +77,8 @@ public final class LoadGenerator {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicBoolean measuring = new AtomicBoolean();
         AtomicLong successes = new AtomicLong();
+        AtomicLong late = new AtomicLong();
+        AtomicLong slowestNanos = new AtomicLong();
         Map<String, AtomicLong> failures = new ConcurrentHashMap<>();
         Recorder recorder = new Recorder(3_600_000_000L, 3);
         long[] windowEnd = {Long.MAX_VALUE};
@@ -87,6 +90,10 @@ public final class LoadGenerator {
                     boolean counted = measuring.get();
                     String cause = once(port);
                     long t1 = System.nanoTime();
+                    slowestNanos.accumulateAndGet(t1 - t0, Math::max);
+                    if (counted && t1 > windowEnd[0]) {
+                        late.incrementAndGet();
+                    }
                     if (!counted || t1 > windowEnd[0]) {
                         if (cause != null) {
                             pause();
@@ -121,7 +128,7 @@ public final class LoadGenerator {
         Map<String, Long> f = new TreeMap<>();
         failures.forEach((k, v) -> f.put(k, v.get()));
         return new Window(successes.get(), f, recorder.getIntervalHistogram(), (Math.min(end, windowEnd[0]) - start)
-                / 1e9);
+                / 1e9, late.get(), slowestNanos.get() / 1_000_000);
     }
 
     private static void pause() {

@@ -204,8 +204,16 @@ public final class LoadLab {
                     h.getTotalCount() == 0 ? null : round(h.getValueAtPercentile(99) / 1000.0), cpuPerConn, jitPerConn, clientPerConn,
                     peakBytes == 0 ? null : round(peakBytes / 1048576.0), memSource, round(w.seconds()),
                     gen.loginsTotal(), serverCount.orElse(null), alive,
-                    alive ? null : "server process died during the run:\n" + tail(server.logText()));
+                    ok ? null : whyNotOk(alive, w, server.logText()));
         }
+    }
+
+    /** A failed row says what the window saw and ends with the server's log, so a CI report alone explains it. */
+    static String whyNotOk(boolean alive, LoadGenerator.Window w, String serverLog) {
+        String what = alive ? String.format(Locale.ROOT, "%d logins completed in the %.1f s window, %d failed %s;"
+                + " %d started in it finished after it; slowest login %d ms", w.successes(), w.seconds(),
+                w.failureCount(), w.failures(), w.lateLogins(), w.slowestMs()) : "server process died during the run";
+        return what + "\nserver log (tail):\n" + tail(serverLog);
     }
 
     static String tail(String s) {
