@@ -40,14 +40,17 @@ public final class LinkEmulator implements AutoCloseable {
         public final AtomicLong lossDrops = new AtomicLong();
         public final AtomicLong bufferDrops = new AtomicLong();
         public final AtomicLong nonTcp = new AtomicLong();
+        /** Packets the emulator failed to write to the far side: a loss the link configuration did not ask for. */
+        public final AtomicLong writeFailures = new AtomicLong();
         public final AtomicLong latenessNanosSum = new AtomicLong();
         public final AtomicLong latenessNanosMax = new AtomicLong();
 
         @Override
         public String toString() {
             long n = packets.get();
-            return String.format("%d pkts, %d B, %d lost, %d buffer drops, %d non-TCP, lateness mean %.3f ms max %.3f ms",
-                    n, bytes.get(), lossDrops.get(), bufferDrops.get(), nonTcp.get(),
+            return String.format("%d pkts, %d B, %d lost, %d buffer drops, %d write failures, %d non-TCP, lateness mean"
+                    + " %.3f ms max %.3f ms", n, bytes.get(), lossDrops.get(), bufferDrops.get(), writeFailures.get(),
+                    nonTcp.get(),
                     n == 0 ? 0.0 : latenessNanosSum.get() / 1e6 / n, latenessNanosMax.get() / 1e6);
         }
     }
@@ -213,6 +216,8 @@ public final class LinkEmulator implements AutoCloseable {
                         ctr.latenessNanosSum.addAndGet(late);
                         ctr.latenessNanosMax.accumulateAndGet(late, Math::max);
                         track(p, aToBDir, after, false, false);
+                    } else {
+                        ctr.writeFailures.incrementAndGet();
                     }
                     now = after;
                 }

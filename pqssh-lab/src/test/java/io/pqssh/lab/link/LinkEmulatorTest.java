@@ -168,7 +168,16 @@ class LinkEmulatorTest {
             long before = link.kernelRetransmissions();
             client(link, 100_000, 3);
             assertEquals(0, link.aToB().lossDrops.get() + link.bToA().lossDrops.get());
-            assertEquals(0, link.kernelRetransmissions() - before);
+            assertEquals(0, link.aToB().bufferDrops.get() + link.bToA().bufferDrops.get());
+            assertEquals(0, link.aToB().writeFailures.get() + link.bToA().writeFailures.get());
+            long retrans = link.kernelRetransmissions() - before;
+            // a packet the emulator delivered late (its thread not scheduled on a loaded 2-core machine) can make
+            // the kernel retransmit although nothing was lost: a tail-loss probe fires after 2 RTTs (>= 10 ms).
+            // The emulator measures its own lateness, so only an unexplained retransmission fails.
+            double lateMs = Math.max(link.aToB().latenessNanosMax.get(), link.bToA().latenessNanosMax.get()) / 1e6;
+            assertTrue(retrans == 0 || lateMs >= 5.0, "kernel retransmitted " + retrans + " segments on a loss-free"
+                    + " link with the emulator at most " + lateMs + " ms late; a->b " + link.aToB() + "; b->a "
+                    + link.bToA());
             Connection c = link.connections().get(0);
             assertEquals(100_000, c.payloadS2c());
             assertEquals(4, c.payloadC2s());
