@@ -86,7 +86,9 @@ class LinkEmulatorTest {
             double m = median(ruler(link)[0]);
             System.out.println("RTT 20: connect on the emulator's clock " + m + " ms, in the client process "
                     + median(rows, 0) + " ms, realtime " + link.realtime());
-            assertEquals(20.0, m, 1.0, "connect median at RTT 20: " + m);
+            // 2.5 ms: the emulator's crossings add ~0.7 ms per round trip under CI's load (see the initcwnd table);
+            // a delay applied one way only, or twice, is off by >= 10 ms
+            assertEquals(20.0, m, 2.5, "connect median at RTT 20: " + m);
             assertEquals(20.0, median(rows, 0), 5.0, "client-side connect time far from the RTT");
             link.checkHealthy();
             // the ruler saw every connection, first SYN to last packet (>= connect + close)
