@@ -471,9 +471,13 @@ public final class SshCommand implements Callable<Integer> {
         try {
             List<Path> files = config.identityFiles();
             Identities.Loaded ids;
+            List<KeyPair> signatureKeys;
             try {
-                ids = files.isEmpty() ? loader.load(defaultIdentities(config.home()), false, "Identity file")
-                        : loader.load(files, true, "Identity file");
+                List<Path> certFiles = config.certificateFiles();
+                ids = files.isEmpty() ? loader.load(defaultIdentities(config.home()), false, "Identity file",
+                        certFiles.isEmpty())
+                        : loader.load(files, true, "Identity file", certFiles.isEmpty());
+                signatureKeys = withCertificates(ids, certFiles, !files.isEmpty(), log);
                 kemKeys.addAll(ids.kemKeys());
                 Identities.Loaded kemIds = loader.load(config.identityKemFiles(), true,
                         "KEM identity file (IdentityKEMFile)");
@@ -488,9 +492,10 @@ public final class SshCommand implements Callable<Integer> {
                 throw new ConfigException(Failures.oneLine(e), e);
             }
             KeyPair sigKey = null;
-            for (KeyPair kp : ids.signatureKeys()) {
+            for (KeyPair kp : signatureKeys) {
                 b.identity(kp);
-                if (sigKey == null) {
+                if (sigKey == null
+                        && !(kp.getPublic() instanceof org.apache.sshd.common.config.keys.OpenSshCertificate)) {
                     sigKey = kp;
                 }
             }
@@ -803,6 +808,27 @@ public final class SshCommand implements Callable<Integer> {
                 out.flush();
             }
         };
+    }
+
+    /**
+     * The signature keys in ssh's order with the user certificates: {@code CertificateFile} entries (each paired with
+     * the loaded key it certifies), then the files' keys and the {@code -cert.pub} found beside them.
+     */
+    private static List<KeyPair> withCertificates(Identities.Loaded ids, List<Path> certFiles, boolean explicit,
+            ClientLog log) {
+        List<KeyPair> configured = new ArrayList<>();
+        for (Path f : certFiles) {
+            if (!Files.exists(f)) {
+                log.error("Warning: certificate file " + f + " not accessible: No such file or directory.");
+                continue;
+            }
+            io.pqssh.client.ssh.UserCertificates.read(f, log).ifPresent(c -> {
+                log.debug1("certificate file " + f + " type " + io.pqssh.client.ssh.UserCertificates.describe(c));
+                io.pqssh.client.ssh.UserCertificates.pair(c, ids.signatureKeys()).ifPresentOrElse(configured::add,
+                        () -> log.debug1("Not using certificate " + f + ": no identity holds the key it certifies"));
+            });
+        }
+        return io.pqssh.client.ssh.UserCertificates.order(configured, ids.perFile(), explicit);
     }
 
     private static List<Path> defaultIdentities(Path home) {

@@ -210,6 +210,15 @@ public final class ClientConfig {
         return out;
     }
 
+    /** Configured CertificateFile entries (command line first), expanded; ssh has no {@code none} for them. */
+    public List<Path> certificateFiles() throws ConfigException {
+        List<Path> out = new ArrayList<>();
+        for (OptionValue v : values("CertificateFile")) {
+            out.add(path(v.first()));
+        }
+        return out;
+    }
+
     public List<Path> identityKemFiles() throws ConfigException {
         List<Path> out = new ArrayList<>();
         for (OptionValue v : values("IdentityKEMFile")) {

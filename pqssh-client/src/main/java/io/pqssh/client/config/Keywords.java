@@ -67,6 +67,7 @@ public final class Keywords {
         // authentication
         supported("IdentityFile", true, Validators.exactly(1));
         supported("IdentitiesOnly", false, Validators.flag());
+        supported("CertificateFile", true, Validators.exactly(1));
         supported("PreferredAuthentications", false, Validators.exactly(1));
         supported("PasswordAuthentication", false, Validators.flag());
         supported("PubkeyAuthentication", false, Validators.choice("yes", "no", "unbound", "host-bound", "true",
@@ -141,7 +142,6 @@ public final class Keywords {
         warned("BindAddress", null, "the system chooses the local address");
         warned("BindInterface", null, "the system chooses the local address");
         warned("CanonicalizeHostname", "no|false", "host names are not canonicalized; Host blocks match the name as given");
-        warned("CertificateFile", null, "certificates are not sent");
         warned("ChannelTimeout", "none", "channels have no inactivity timeout");
         warned("ControlMaster", "no|false", "connection sharing is not implemented yet; making a normal connection");
         warned("EnableEscapeCommandline", "no|false", "the ~C command line is not available");

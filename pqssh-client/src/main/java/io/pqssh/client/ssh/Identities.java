@@ -31,8 +31,12 @@ import io.pqssh.mina.keys.PqKeyPairs;
  * times; an empty answer skips the key, as in ssh. {@code PQSSH_PASSPHRASE} answers without asking (scripts).
  */
 public final class Identities {
-    /** What was loaded; the caller destroys the KEM keys. */
-    public record Loaded(List<KemPrivateKey> kemKeys, List<KeyPair> signatureKeys) {
+    /**
+     * What was loaded; the caller destroys the KEM keys. {@code perFile} holds each file's signature keys and the
+     * user certificate found beside it ({@code FILE-cert.pub}, when asked for).
+     */
+    public record Loaded(List<KemPrivateKey> kemKeys, List<KeyPair> signatureKeys,
+            List<UserCertificates.FileKeys> perFile) {
     }
 
     private final Prompter prompter;
@@ -53,34 +57,62 @@ public final class Identities {
      * in ssh ("not accessible"); a missing default file is skipped silently.
      */
     public Loaded load(List<Path> files, boolean explicit, String purpose) throws Exception {
+        return load(files, explicit, purpose, false);
+    }
+
+    /**
+     * As {@link #load(List, boolean, String)}; with {@code certificates} the {@code FILE-cert.pub} beside each file
+     * is read too (ssh does so unless {@code CertificateFile} is configured) and paired with the file's key.
+     */
+    public Loaded load(List<Path> files, boolean explicit, String purpose, boolean certificates) throws Exception {
         List<KemPrivateKey> kem = new ArrayList<>();
         List<KeyPair> sig = new ArrayList<>();
+        List<UserCertificates.FileKeys> perFile = new ArrayList<>();
         for (Path f : files) {
-            if (!Files.exists(f)) {
-                if (explicit) {
-                    log.error("Warning: " + purpose + " " + f + " not accessible: No such file or directory.");
-                } else {
-                    log.debug1("Will not use " + f + ": not present");
-                }
-                continue;
+            int before = sig.size();
+            loadFile(f, explicit, purpose, kem, sig);
+            List<KeyPair> mine = List.copyOf(sig.subList(before, sig.size()));
+            KeyPair cert = null;
+            Path certFile = UserCertificates.besides(f);
+            if (certificates && !mine.isEmpty() && Files.exists(certFile)) {
+                cert = UserCertificates.read(certFile, log).map(c -> {
+                    log.debug1(purpose + " " + f + "-cert type " + UserCertificates.describe(c));
+                    return c;
+                }).flatMap(c -> UserCertificates.pair(c, mine).or(() -> {
+                    log.debug1("Not using certificate " + certFile + ": it certifies a key other than " + f + "'s");
+                    return java.util.Optional.empty();
+                })).orElse(null);
             }
-            log.debug1(purpose + " " + f + " type " + describe(f));
-            try {
-                loadOne(f, kem, sig);
-            } catch (NoSuchFileException e) {
-                log.error("Warning: " + purpose + " " + f + " not accessible: No such file or directory.");
-            } catch (SkippedKey e) {
-                if (e.loud) {
-                    log.error("Not using " + f + ": " + e.getMessage());
-                } else {
-                    log.debug1("Not using " + f + ": " + e.getMessage());
-                }
-            } catch (Exception e) {
-                throw new IllegalArgumentException(purpose + " " + f + ": " + io.pqssh.client.ssh.Failures.oneLine(e),
-                        e);
-            }
+            perFile.add(new UserCertificates.FileKeys(f, mine, cert));
         }
-        return new Loaded(kem, sig);
+        return new Loaded(kem, sig, perFile);
+    }
+
+    private void loadFile(Path f, boolean explicit, String purpose, List<KemPrivateKey> kem, List<KeyPair> sig)
+            throws Exception {
+        if (!Files.exists(f)) {
+            if (explicit) {
+                log.error("Warning: " + purpose + " " + f + " not accessible: No such file or directory.");
+            } else {
+                log.debug1("Will not use " + f + ": not present");
+            }
+            return;
+        }
+        log.debug1(purpose + " " + f + " type " + describe(f));
+        try {
+            loadOne(f, kem, sig);
+        } catch (NoSuchFileException e) {
+            log.error("Warning: " + purpose + " " + f + " not accessible: No such file or directory.");
+        } catch (SkippedKey e) {
+            if (e.loud) {
+                log.error("Not using " + f + ": " + e.getMessage());
+            } else {
+                log.debug1("Not using " + f + ": " + e.getMessage());
+            }
+        } catch (Exception e) {
+            throw new IllegalArgumentException(purpose + " " + f + ": " + io.pqssh.client.ssh.Failures.oneLine(e),
+                    e);
+        }
     }
 
     private static String describe(Path f) {
