@@ -271,7 +271,9 @@ public final class ServerCommand implements Callable<Integer> {
         io.pqssh.server.login.PamLogins pam = c.usePam
                 ? io.pqssh.server.login.PamLogins.checked(io.pqssh.server.login.PamLogins.SSHD) : null;
         PqsshServer.Builder b = PqsshServer.builder().host(c.listenAddress).port(c.port)
-                .hostKeys(hostKeys(c)).kex(c.kexAlgorithms).requirePostQuantumKex(c.requirePostQuantumKex)
+                .hostKeys(hostKeys(c)).kex(c.kexAlgorithms).ciphers(c.ciphers).macs(c.macs)
+                .hostKeyAlgorithms(c.hostKeyAlgorithms).pubkeyAcceptedAlgorithms(c.pubkeyAcceptedAlgorithms)
+                .requirePostQuantumKex(c.requirePostQuantumKex)
                 .authenticationMethods(c.authenticationMethods).maxAuthTries(c.maxAuthTries)
                 .maxSessions(c.maxSessions).connectionTimeouts(c.timeouts)
                 .loginGraceTime(c.loginGraceTime).sftp(c.sftp).banner(c.banner).versionAddendum(c.versionAddendum)

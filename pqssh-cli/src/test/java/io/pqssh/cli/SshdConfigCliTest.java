@@ -113,8 +113,10 @@ class SshdConfigCliTest {
         expect255(cfg, "Match Foo x\n", cfg + " line 1: Unsupported Match attribute Foo");
         expect255(cfg, "Banner\n", cfg + " line 1: Banner: missing argument.");
         // never silently ignored: a keyword pqssh cannot apply, whose absence could weaken security, stops it
-        expect255(cfg, "\n\nCiphers aes256-gcm@openssh.com\n", cfg + " line 3: Ciphers aes256-gcm@openssh.com: not"
+        expect255(cfg, "\n\nRevokedKeys /etc/ssh/revoked\n", cfg + " line 3: RevokedKeys /etc/ssh/revoked: not"
                 + " supported by pqssh server");
+        expect255(cfg, "Ciphers aes256-gcm@openssh.com,arcfour\n", cfg + " line 1: Bad SSH2 cipher spec"
+                + " 'aes256-gcm@openssh.com,arcfour'.");
         expect255(cfg, "PermitTTY no\n", cfg + " line 1: PermitTTY no: not supported by pqssh server");
         // Match blocks are evaluated by -T -C, but a server would not apply them per connection yet: refused
         expect255(cfg, "Match User nobody\n  PasswordAuthentication no\n", cfg + " line 2: Match User nobody: Match"

@@ -15,7 +15,6 @@ import org.apache.sshd.server.auth.UserAuthFactory;
 import org.apache.sshd.server.auth.password.PasswordAuthenticator;
 import org.apache.sshd.server.auth.password.UserAuthPasswordFactory;
 import org.apache.sshd.server.auth.pubkey.PublickeyAuthenticator;
-import org.apache.sshd.server.auth.pubkey.UserAuthPublicKeyFactory;
 import org.apache.sshd.server.session.ServerConnectionServiceFactory;
 import org.apache.sshd.server.shell.InteractiveProcessShellFactory;
 import org.apache.sshd.sftp.server.SftpSubsystemFactory;
@@ -119,6 +118,10 @@ public final class PqsshServer implements AutoCloseable {
         private io.pqssh.server.login.PamLogins pamKeyboardInteractive;
         private String authenticationMethods;
         private List<String> kex = PqKex.DEFAULT_ORDER;
+        private List<String> ciphers;
+        private List<String> macs;
+        private List<String> hostKeyAlgorithms;
+        private List<String> pubkeyAcceptedAlgorithms;
         private boolean requirePqKex;
         private java.nio.file.Path banner;
         private String versionAddendum;
@@ -221,6 +224,33 @@ public final class PqsshServer implements AutoCloseable {
 
         public Builder kex(List<String> names) {
             this.kex = List.copyOf(names);
+            return this;
+        }
+
+        /** sshd's {@code Ciphers}: names from {@link ServerAlgorithms#CIPHERS} (null: its defaults). */
+        public Builder ciphers(List<String> names) {
+            this.ciphers = names == null ? null : List.copyOf(names);
+            return this;
+        }
+
+        /** sshd's {@code MACs} (null: {@link ServerAlgorithms#MACS}' defaults). */
+        public Builder macs(List<String> names) {
+            this.macs = names == null ? null : List.copyOf(names);
+            return this;
+        }
+
+        /** sshd's {@code HostKeyAlgorithms}: what the host keys may sign with (null: every supported type). */
+        public Builder hostKeyAlgorithms(List<String> names) {
+            this.hostKeyAlgorithms = names == null ? null : List.copyOf(names);
+            return this;
+        }
+
+        /**
+         * sshd's {@code PubkeyAcceptedAlgorithms}: the publickey method's signature algorithms, also sent as
+         * {@code server-sig-algs} (null: the defaults, the same list as the host key algorithms').
+         */
+        public Builder pubkeyAcceptedAlgorithms(List<String> names) {
+            this.pubkeyAcceptedAlgorithms = names == null ? null : List.copyOf(names);
             return this;
         }
 
@@ -436,11 +466,13 @@ public final class PqsshServer implements AutoCloseable {
             PqKex.checkPostQuantumSupport();
             io.pqssh.mina.keys.MinaPqKeys.ensureInstalled();
             SshServer sshd = ServerBuilder.builder().factory(ListeningSshServer::new).build();
-            sshd.setSignatureFactories(io.pqssh.mina.keys.PqSignatureFactories.withPq(sshd.getSignatureFactories()));
-            // OpenSSH 10.5's ciphers; MACs without SHA-1; zlib@openssh.com only (after auth): KexInitDefaults
-            // chacha20-poly1305 on the JDK's ChaCha20 (TransportCiphers)
-            sshd.setCipherFactories(io.pqssh.common.cipher.TransportCiphers.defaults());
-            sshd.setMacFactories(io.pqssh.mina.internal.kex.KexInitDefaults.macs());
+            // HostKeyAlgorithms, Ciphers, MACs (ServerAlgorithms' defaults: MINA's signatures plus the post-quantum
+            // ones; OpenSSH 10.5's ciphers with chacha20-poly1305 on the JDK's ChaCha20; MACs without SHA-1)
+            sshd.setSignatureFactories(hostKeyAlgorithms == null ? ServerAlgorithms.defaultSignatures()
+                    : ServerAlgorithms.signatures(hostKeyAlgorithms));
+            sshd.setCipherFactories(ServerAlgorithms.ciphers(ciphers == null ? ServerAlgorithms.CIPHERS.defaults()
+                    : ciphers));
+            sshd.setMacFactories(ServerAlgorithms.macs(macs == null ? ServerAlgorithms.MACS.defaults() : macs));
             sshd.setCompressionFactories(compression ? io.pqssh.mina.internal.kex.KexInitDefaults.compression()
                     : List.of(org.apache.sshd.common.compression.BuiltinCompressions.none));
             // "SSH-2.0-pqssh_0.1.0", not MINA's "SSH-2.0-APACHE-SSHD-2.20.0"
@@ -466,8 +498,11 @@ public final class PqsshServer implements AutoCloseable {
                     return delegate.authenticate(user, key, session)
                             && !io.pqssh.server.login.AdmittingUserAuthFactory.refused(session, user);
                 });
-                auth.add(delegate instanceof CertificateOptionsEnforcing ? CertificateOptionsEnforcing.USER_AUTH_FACTORY
-                        : UserAuthPublicKeyFactory.INSTANCE);
+                PublickeyAlgorithms pk = new PublickeyAlgorithms(pubkeyAcceptedAlgorithms == null
+                        ? ServerAlgorithms.PUBKEY.defaults() : pubkeyAcceptedAlgorithms,
+                        delegate instanceof CertificateOptionsEnforcing);
+                auth.add(pk);
+                sshd.setKexExtensionHandler(pk.serverSigAlgs());
                 // choose the ML-DSA verification provider (self-check + timing in the background, logged once)
                 io.pqssh.core.sig.SigProviders.startSelection();
                 if (publickeyHybridAnd || (authenticationMethods != null && java.util.Arrays.stream(

@@ -43,6 +43,11 @@ public final class ServerConfig {
     /** {@code UsePAM}: account checks and keyboard-interactive through the system's PAM (sshd's default no; Debian's file says yes). */
     public boolean usePam;
     public List<String> kexAlgorithms = PqKex.DEFAULT_ORDER;
+    /** Ciphers, MACs, HostKeyAlgorithms, PubkeyAcceptedAlgorithms: effective lists (ServerAlgorithms' syntax). */
+    public List<String> ciphers = ServerAlgorithms.CIPHERS.defaults();
+    public List<String> macs = ServerAlgorithms.MACS.defaults();
+    public List<String> hostKeyAlgorithms = ServerAlgorithms.HOST_KEY.defaults();
+    public List<String> pubkeyAcceptedAlgorithms = ServerAlgorithms.PUBKEY.defaults();
     public boolean requirePostQuantumKex;
     public int maxAuthTries = 6;
     /** {@code MaxSessions}: open session channels per connection (sshd's default 10). */
@@ -257,7 +262,13 @@ public final class ServerConfig {
                 case "authorizedkemkeysfile" -> authorizedKemKeysFile = value;
                 case "trustedusercakeys" -> trustedUserCaKeys = value.equalsIgnoreCase("none") ? null : Path.of(value);
                 case "authorizedprincipalsfile" -> authorizedPrincipalsFile = value;
-                case "casignaturealgorithms" -> caSignatureAlgorithms = List.of(value.split(","));
+                case "casignaturealgorithms" -> caSignatureAlgorithms = algorithms(ServerAlgorithms.CA_SIGNATURE, value,
+                        where);
+                case "ciphers" -> ciphers = algorithms(ServerAlgorithms.CIPHERS, value, where);
+                case "macs" -> macs = algorithms(ServerAlgorithms.MACS, value, where);
+                case "hostkeyalgorithms" -> hostKeyAlgorithms = algorithms(ServerAlgorithms.HOST_KEY, value, where);
+                case "pubkeyacceptedalgorithms", "pubkeyacceptedkeytypes" -> pubkeyAcceptedAlgorithms =
+                        algorithms(ServerAlgorithms.PUBKEY, value, where);
                 case "kemauthentication" -> kemAuthentication = yesNo(value);
                 case "kemauthalgorithms" -> kemAuthAlgorithms = kemAlgorithms(value);
                 case "authenticationmethods" -> authenticationMethods = value;
@@ -266,7 +277,7 @@ public final class ServerConfig {
                         kbdInteractiveAuthentication = yesNo(value);
                 case "pubkeyauthentication", "dsaauthentication" -> pubkeyAuthentication = yesNo(value);
                 case "passwordfile" -> passwordFile = Path.of(value);
-                case "kexalgorithms" -> kexAlgorithms = PqKex.parseList(value);
+                case "kexalgorithms" -> kexAlgorithms = algorithms(ServerAlgorithms.KEX, value, where);
                 case "requirepostquantumkex" -> requirePostQuantumKex = yesNo(value);
                 case "strictmodes" -> strictModes = yesNo(value);
                 case "maxauthtries" -> maxAuthTries = positive(value);
@@ -383,14 +394,17 @@ public final class ServerConfig {
         o.add("chrootdirectory none");
         o.add("trustedusercakeys " + (trustedUserCaKeys == null ? "none" : trustedUserCaKeys));
         o.add("authorizedprincipalsfile " + (authorizedPrincipalsFile == null ? "none" : authorizedPrincipalsFile));
-        if (caSignatureAlgorithms != null) {
-            o.add("casignaturealgorithms " + String.join(",", caSignatureAlgorithms));
-        }
+        o.add("casignaturealgorithms " + String.join(",", caSignatureAlgorithms != null ? caSignatureAlgorithms
+                : ServerAlgorithms.CA_SIGNATURE.defaults()));
+        o.add("ciphers " + String.join(",", ciphers));
+        o.add("macs " + String.join(",", macs));
         o.add("revokedkeys none");
         o.add("versionaddendum " + (versionAddendum == null ? "none" : versionAddendum));
         o.add("authorizedkeyscommand none");
         o.add("hostkeyagent none");
         o.add("kexalgorithms " + String.join(",", kexAlgorithms));
+        o.add("hostkeyalgorithms " + String.join(",", hostKeyAlgorithms));
+        o.add("pubkeyacceptedalgorithms " + String.join(",", pubkeyAcceptedAlgorithms));
         o.add("authorizedkeysfile " + authorizedKeysFile);
         List<Path> keys = hostKeys.isEmpty() && sshdDefaults ? SSHD_HOST_KEYS : hostKeys;
         for (Path k : keys) {
@@ -414,6 +428,16 @@ public final class ServerConfig {
         o.add("requirepostquantumkex " + yn(requirePostQuantumKex));
         o.add("motdfile " + motdFile);
         return o;
+    }
+
+    /** An algorithm list keyword's value; refused with sshd's own message ({@code FILE line N: Bad SSH2 ...}). */
+    private static List<String> algorithms(ServerAlgorithms kind, String value, String where) throws ConfigException {
+        try {
+            return kind.resolve(value);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(where + ": " + (e.getMessage().startsWith("'")
+                    ? kind.keyword() + " " + e.getMessage() : e.getMessage()));
+        }
     }
 
     private static String yn(boolean b) {

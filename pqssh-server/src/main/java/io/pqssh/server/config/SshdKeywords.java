@@ -144,8 +144,6 @@ public final class SshdKeywords {
                     : refuse("~/.ssh/environment is not read (PermitUserEnvironment no only)");
             case "forcecommand" -> v.equals("none") ? apply() : refuse("ForceCommand is not implemented");
             case "chrootdirectory" -> v.equals("none") ? apply() : refuse("ChrootDirectory is not implemented");
-            case "ciphers", "macs", "hostkeyalgorithms", "pubkeyacceptedalgorithms", "pubkeyacceptedkeytypes" -> refuse("pqssh's algorithm lists are fixed (only KexAlgorithms is"
-                    + " configurable); ignoring the line could keep an algorithm the admin removed");
             case "revokedkeys" -> v.equals("none") ? apply() : refuse("RevokedKeys is not implemented");
             case "pubkeyauthoptions" -> v.equals("none") ? apply() : refuse("PubkeyAuthOptions is not implemented");
             case "requiredrsasize" -> refuse("RequiredRSASize is not implemented");
