@@ -66,6 +66,9 @@ public final class SshCommand implements Callable<Integer> {
     /** The TCP connection started before MINA's client was ready; closed at the end if MINA did not take it. */
     private EarlyConnection early;
 
+    /** Set when this destination is reached through a ProxyCommand (ssh's "via proxy": no address of its own). */
+    private boolean proxied;
+
     /** Set when this destination is reached through ProxyJump: the authenticated session to the last hop. */
     private ClientSession lastHop;
 
@@ -282,6 +285,13 @@ public final class SshCommand implements Callable<Integer> {
         if (host.isEmpty()) {
             throw new ConfigException("invalid destination " + destination + ": empty host name");
         }
+        // before any file is read, as ssh: %h and %r may reach a shell (ProxyCommand, Match exec)
+        io.pqssh.client.proxy.ProxyCommand.checkHostName(host);
+        if (loginName != null) {
+            io.pqssh.client.proxy.ProxyCommand.checkUserName(loginName);
+        } else if (user != null) {
+            io.pqssh.client.proxy.ProxyCommand.checkUserName(user);
+        }
         List<String> opts = new ArrayList<>();
         // flags that set options directly come before -o (they win, as in ssh)
         if (escapeChar != null) {
@@ -418,7 +428,10 @@ public final class SshCommand implements Callable<Integer> {
                     });
         }
 
-        if (lastHop == null && early == null && !"false".equals(System.getProperty("pqssh.ssh.earlyConnect"))) {
+        java.util.Optional<String> proxyCommand = lastHop == null ? config.proxyCommand() : java.util.Optional.empty();
+        proxied = proxyCommand.isPresent();
+        if (lastHop == null && early == null && !proxied
+                && !"false".equals(System.getProperty("pqssh.ssh.earlyConnect"))) {
             early = startEarly(host, p, log);
         }
         io.pqssh.client.kex.ServerProposalCache kexCache = kexGuessCache(config);
@@ -462,6 +475,12 @@ public final class SshCommand implements Callable<Integer> {
         });
         if (lastHop != null) {
             io.pqssh.client.forward.JumpHosts.through(b, lastHop, host, p);
+        }
+        if (proxied) {
+            log.debug1("Executing proxy command: exec " + proxyCommand.get());
+            b.proxy(io.pqssh.client.proxy.ProxyTransport.command(
+                    io.pqssh.client.proxy.ProxyCommand.of(proxyCommand.get(), System.getenv())));
+            io.pqssh.client.forward.JumpHosts.target(b, host, p);
         }
 
         // identities
@@ -637,7 +656,7 @@ public final class SshCommand implements Callable<Integer> {
             }
             try (ClientSession s = session) {
                 // as ssh -v: a connection through a jump host has no address of its own
-                log.debug1("Authenticated to " + host + (lastHop != null ? " (via proxy)"
+                log.debug1("Authenticated to " + host + (lastHop != null || proxied ? " (via proxy)"
                         : " ([" + remoteAddress(session) + "]:" + p + ")") + " using \""
                         + session.getAttribute(ClientSetup.AUTH_METHOD) + "\".");
                 Forwarding.start(session, config, log);
@@ -761,6 +780,13 @@ public final class SshCommand implements Callable<Integer> {
             log.fatal("Connection to " + host + " port " + port + " timed out");
             return 255;
         }
+        if (causedBy(e, PqsshClient.ClosedBeforeBannerException.class)) {
+            // ssh's two lines; a proxied connection has no address, and ssh names it "UNKNOWN port 65535"
+            log.fatal("kex_exchange_identification: Connection closed by remote host");
+            log.fatal("Connection closed by " + (proxied || lastHop != null ? "UNKNOWN port 65535"
+                    : numericAddress(host) + " port " + port));
+            return 255;
+        }
         String c = Failures.connect(e, host, port);
         if (c != null) {
             log.fatal("pqssh: " + c);
@@ -785,6 +811,15 @@ public final class SshCommand implements Callable<Integer> {
             e.printStackTrace(err);
         }
         return 255;
+    }
+
+    /** The address ssh would name (it prints the peer's address, not the name); the name when it does not resolve. */
+    private static String numericAddress(String host) {
+        try {
+            return java.net.InetAddress.getByName(host).getHostAddress();
+        } catch (java.net.UnknownHostException | SecurityException e) {
+            return host;
+        }
     }
 
     private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {

@@ -107,11 +107,27 @@ public final class PqsshClient implements AutoCloseable {
             return session;
         } catch (IOException | RuntimeException e) {
             String refusal = policy.refusalFor(session);
+            boolean closedBeforeBanner = session.getServerVersion() == null && !session.isOpen();
             session.close(true);
             if (refusal != null) {
                 throw new PostQuantumRequiredException(refusal, e);
             }
+            if (closedBeforeBanner) {
+                throw new ClosedBeforeBannerException(e);
+            }
             throw e;
+        }
+    }
+
+    /**
+     * The connection ended before the server sent its identification line (a proxy command that exited, a server
+     * that closed at once); ssh says {@code kex_exchange_identification: Connection closed by remote host}.
+     */
+    public static final class ClosedBeforeBannerException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        ClosedBeforeBannerException(Throwable cause) {
+            super("kex_exchange_identification: Connection closed by remote host", cause);
         }
     }
 
@@ -207,6 +223,7 @@ public final class PqsshClient implements AutoCloseable {
         private boolean earlyChannelOpen = Boolean.getBoolean("pqssh.client.earlyChannelOpen");
         private boolean guessKex = !"false".equalsIgnoreCase(System.getProperty("pqssh.client.guessKex", "true"));
         private io.pqssh.common.transport.EarlyConnection earlyConnection;
+        private io.pqssh.client.proxy.ProxyTransport.Opener proxy;
         private io.pqssh.client.kex.PreparedKemShare preparedKemShare;
         private boolean coalesceWrites = io.pqssh.common.transport.CoalescingIoServiceFactoryFactory.enabledByDefault();
         private io.pqssh.client.kex.ServerProposalCache kexGuessCache = io.pqssh.client.kex.ServerProposalCache.inMemory();
@@ -349,6 +366,16 @@ public final class PqsshClient implements AutoCloseable {
         }
 
         /**
+         * Every connection of this client runs over what {@code opener} opens ({@code ProxyCommand},
+         * {@code ProxyUseFdpass}; see {@link io.pqssh.client.proxy.ProxyTransport}) instead of a TCP connection.
+         * Not with {@link #through} or {@link #earlyConnection}.
+         */
+        public Builder proxy(io.pqssh.client.proxy.ProxyTransport.Opener opener) {
+            this.proxy = Objects.requireNonNull(opener);
+            return this;
+        }
+
+        /**
          * A connection already under way to the server this client will log in to ({@link io.pqssh.common.transport.EarlyConnection}): its
          * first connect to that address uses it. Not with {@link #through}.
          */
@@ -438,14 +465,15 @@ public final class PqsshClient implements AutoCloseable {
             org.apache.sshd.common.io.IoServiceFactoryFactory transport =
                     io.pqssh.common.transport.CoalescingIoServiceFactoryFactory.of(coalesceWrites, null);
             // through a jump host the SSH connection itself is not coalesced: it is a channel, not a TCP stream
-            if (earlyConnection != null && jumpHost == null) {
+            if (earlyConnection != null && jumpHost == null && proxy == null) {
                 client.setAttribute(io.pqssh.common.transport.EarlyConnection.KEY, earlyConnection);
             }
             if (preparedKemShare != null) {
                 client.setAttribute(io.pqssh.client.kex.PreparedKemShare.KEY, preparedKemShare);
             }
-            client.setIoServiceFactoryFactory(jumpHost == null ? transport
-                    : new io.pqssh.client.jump.DirectTcpipTransport(jumpHost, transport));
+            client.setIoServiceFactoryFactory(jumpHost != null
+                    ? new io.pqssh.client.jump.DirectTcpipTransport(jumpHost, transport)
+                    : proxy != null ? new io.pqssh.client.proxy.ProxyTransport(proxy, transport) : transport);
             // forwarded-tcpip channels (-R) are accepted only for listeners this client asked for: MINA's forwarder
             // refuses a channel for a port it did not request
             client.setForwardingFilter(io.pqssh.client.ClientForwardingFilter.INSTANCE);

@@ -338,6 +338,12 @@ public final class ClientConfig {
         return v.equalsIgnoreCase("none") ? List.of() : List.of(v.split(","));
     }
 
+    /** ProxyCommand with its tokens expanded; empty when unset, {@code none}, or shadowed by ProxyJump. */
+    public Optional<String> proxyCommand() throws ConfigException {
+        Optional<String> v = string("ProxyCommand").filter(c -> !c.equalsIgnoreCase("none"));
+        return v.isEmpty() ? v : Optional.of(Tokens.proxyCommand(v.get(), tokens));
+    }
+
     /** ConnectTimeout in seconds; 0 when unset (the TCP connect's own timeout, as ssh). */
     public long connectTimeoutSeconds() {
         return string("ConnectTimeout").map(Validators::parseSeconds).orElse(0L);

@@ -80,6 +80,7 @@ public final class Keywords {
         supported("RemoteForward", true, Validators.forward(ForwardSpec.Kind.REMOTE));
         supported("DynamicForward", true, Validators.forward(ForwardSpec.Kind.DYNAMIC));
         supported("ProxyJump", false, Validators.exactly(1));
+        supported("ProxyCommand", false, Validators.atLeast(1));
         supported("ForwardAgent", false, Validators.exactly(1));
         supported("IdentityAgent", false, Validators.exactly(1));
         supported("ExitOnForwardFailure", false, Validators.flag());
@@ -158,7 +159,6 @@ public final class Keywords {
         unsupported("CheckHostIP", "no|false");
         unsupported("HostKeyAlias", null);
         unsupported("ObscureKeystrokeTiming", "no|false");
-        unsupported("ProxyCommand", "none");
         unsupported("ProxyUseFdpass", "no|false");
         unsupported("RequiredRSASize", null);
         unsupported("RevokedHostKeys", null);

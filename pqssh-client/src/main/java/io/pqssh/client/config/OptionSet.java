@@ -15,10 +15,29 @@ final class OptionSet {
 
     /** Records a validated keyword's value. */
     void offer(Keyword k, OptionValue v) {
+        if (shadowedProxy(k.lowerName())) {
+            return;
+        }
         List<OptionValue> list = values.computeIfAbsent(k.lowerName(), x -> new ArrayList<>());
         if (k.accumulates() || list.isEmpty()) {
             list.add(v);
         }
+    }
+
+    /**
+     * ProxyJump and ProxyCommand exclude each other, the first obtained wins (ssh_config(5)): any ProxyCommand (also
+     * {@code none}) shadows a later ProxyJump, a ProxyJump other than {@code none} a later ProxyCommand, as
+     * OpenSSH 9.2's readconf.c does.
+     */
+    private boolean shadowedProxy(String keyword) {
+        if (keyword.equals("proxyjump")) {
+            return first("ProxyCommand") != null;
+        }
+        if (keyword.equals("proxycommand")) {
+            OptionValue jump = first("ProxyJump");
+            return jump != null && !jump.first().equalsIgnoreCase("none");
+        }
+        return false;
     }
 
     /** Overrides whatever was set (the command line's {@code -p}, as in ssh). */

@@ -50,6 +50,25 @@ public final class Tokens {
         return b.toString();
     }
 
+    /**
+     * ProxyCommand's tokens, as OpenSSH 9.2 expands them there: {@code %%}, {@code %h} (HostName), {@code %n} (the
+     * name given), {@code %p}, {@code %r}; any other {@code %x} is an error, as ssh's "unknown key".
+     */
+    public static String proxyCommand(String s, Context c) throws ConfigException {
+        for (int i = 0; i < s.length(); i++) {
+            if (s.charAt(i) == '%') {
+                if (i + 1 >= s.length()) {
+                    throw new ConfigException("invalid token at end of \"" + s + "\"");
+                }
+                char t = s.charAt(++i);
+                if ("%hnpr".indexOf(t) < 0) {
+                    throw new ConfigException("ProxyCommand: unknown key %" + t + " in \"" + s + "\"");
+                }
+            }
+        }
+        return expand(s, c);
+    }
+
     /** Tokens, then ~ and ${VAR}: the expansion of file names (IdentityFile, UserKnownHostsFile, ...). */
     public static String path(String s, Context c) throws ConfigException {
         return env(tilde(expand(s, c), c.home()));

@@ -70,6 +70,14 @@ public final class JumpHosts {
      */
     public static void through(PqsshClient.Builder b, ClientSession lastHop, String host, int port) {
         b.through(lastHop);
+        target(b, host, port);
+    }
+
+    /**
+     * Marks the client's sessions as being for {@code host:port}, for a transport whose connections have no address
+     * of their own (a jump host's channel, a ProxyCommand): the host key check and the KEX guess use this name.
+     */
+    public static void target(PqsshClient.Builder b, String host, int port) {
         SshdSocketAddress target = new SshdSocketAddress(host, port);
         b.customize(c -> c.addSessionListener(new SessionListener() {
             @Override
