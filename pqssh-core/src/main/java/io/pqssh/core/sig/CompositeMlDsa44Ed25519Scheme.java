@@ -10,7 +10,9 @@ import org.bouncycastle.crypto.params.MLDSAParameters;
 
 
 /**
- * {@code ssh-mldsa44-ed25519@openssh.com}, OpenSSH's ML-DSA-44 + Ed25519 composite. Both halves sign
+ * OpenSSH's ML-DSA-44 + Ed25519 composite under both its names, {@code ssh-mldsa44-ed25519@openssh.com} (10.4/10.5,
+ * draft-miller-sshm-mldsa44-ed25519-composite-sigs-00) and {@code ssh-mldsa44-ed25519} (10.6,
+ * draft-ietf-sshm-composite-sigs-00). Both halves sign
  * <pre>M' = "CompositeAlgorithmSignatures2025" || "COMPSIG-MLDSA44-Ed25519-SHA512" || byte 0 || SHA-512(M)</pre>
  * ML-DSA-44 as pure ML-DSA with context "COMPSIG-MLDSA44-Ed25519-SHA512" (hedged), Ed25519 plainly.
  * pk = mldsa pk(1312) || ed pk(32); sig = mldsa sig(2420) || ed sig(64). Secret and private fields as OpenSSH:

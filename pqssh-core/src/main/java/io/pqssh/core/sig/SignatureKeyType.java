@@ -23,8 +23,16 @@ public enum SignatureKeyType {
     MLDSA_65("ssh-mldsa-65", List.of(), 1952, 3309, true, MlDsaScheme::new),
     MLDSA_87("ssh-mldsa-87", List.of(), 2592, 4627, true, MlDsaScheme::new),
     /**
-     * OpenSSH's composite (draft-miller-sshm-mldsa44-ed25519-composite-sigs). pk = mldsa pk || ed pk, sig = mldsa sig
-     * || ed sig. Private fields as OpenSSH 10.5: {@code string pk(1344), string mldsa seed || ed25519 seed (64)}.
+     * The ML-DSA-44 + Ed25519 composite under its IETF name (draft-ietf-sshm-composite-sigs-00), on by default in
+     * OpenSSH 10.6: the construction, blobs and private fields of {@link #MLDSA44_ED25519}, only the name differs.
+     * Listed first so a peer offering both names gets this one.
+     */
+    MLDSA44_ED25519_IETF("ssh-mldsa44-ed25519", List.of(), 1312 + 32, 2420 + 64, true,
+            CompositeMlDsa44Ed25519Scheme::new),
+    /**
+     * OpenSSH 10.4/10.5's composite (draft-miller-sshm-mldsa44-ed25519-composite-sigs). pk = mldsa pk || ed pk, sig =
+     * mldsa sig || ed sig. Private fields as OpenSSH 10.5: {@code string pk(1344), string mldsa seed || ed25519 seed
+     * (64)}.
      */
     MLDSA44_ED25519("ssh-mldsa44-ed25519@openssh.com", List.of(), 1312 + 32, 2420 + 64, true,
             CompositeMlDsa44Ed25519Scheme::new),
@@ -125,6 +133,11 @@ public enum SignatureKeyType {
 
     public SignatureScheme scheme() {
         return scheme;
+    }
+
+    /** Either name of the ML-DSA-44 + Ed25519 composite (OpenSSH 10.4/10.5's or the IETF name of 10.6). */
+    public boolean mlDsa44Ed25519Composite() {
+        return scheme instanceof CompositeMlDsa44Ed25519Scheme;
     }
 
     /** An Ed25519 "AND" composite (the types {@code publickey-hybrid-and} accepts). */

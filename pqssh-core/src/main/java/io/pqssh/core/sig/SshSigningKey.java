@@ -71,6 +71,26 @@ public final class SshSigningKey implements SshPrivateKey {
         }
     }
 
+    /**
+     * This ML-DSA-44 + Ed25519 composite key under the composite's other name ({@code ssh-mldsa44-ed25519@openssh.com}
+     * of OpenSSH 10.4/10.5, {@code ssh-mldsa44-ed25519} of 10.6): the same seeds, so the same raw public key, a new
+     * public key blob and fingerprint. Possible because both names use one construction and both private keys hold
+     * the two 32-byte seeds; OpenSSH itself offers no conversion. Any other pair of types is refused.
+     */
+    public SshSigningKey withCompositeName(SignatureKeyType target) {
+        if (!type.mlDsa44Ed25519Composite() || !target.mlDsa44Ed25519Composite()) {
+            throw new IllegalArgumentException("only the ML-DSA-44 + Ed25519 composite changes names, not " + name
+                    + " to " + target.sshName());
+        }
+        byte[] s = exportSecret();
+        String problem = target.scheme().secretFieldProblem(s);
+        if (problem != null) {
+            java.util.Arrays.fill(s, (byte) 0);
+            throw new IllegalArgumentException(name + " key cannot become " + target.sshName() + ": " + problem);
+        }
+        return new SshSigningKey(target, target.sshName(), publicKey, s);
+    }
+
     /** The secret as this library keeps it (a copy the caller must wipe); see {@link SignatureKeyType}. */
     public byte[] exportSecret() {
         checkLive();

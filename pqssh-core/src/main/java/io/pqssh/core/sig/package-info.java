@@ -1,5 +1,5 @@
 /**
- * SSH signature key types: Ed25519, ML-DSA-44/65/87, OpenSSH's ML-DSA-44+Ed25519 composite, SLH-DSA-SHA2-128f/
+ * SSH signature key types: Ed25519, ML-DSA-44/65/87, OpenSSH's ML-DSA-44+Ed25519 composite (both names), SLH-DSA-SHA2-128f/
  * 192f/256f and Falcon-512/1024.
  *
  * <p>Entry points: {@link io.pqssh.core.sig.SignatureKeyType} (the table), {@link io.pqssh.core.sig.Signatures}
@@ -15,6 +15,8 @@
  * <tr><td>ssh-ed25519</td><td>32</td><td>seed || pk (64)</td><td>OpenSSH</td></tr>
  * <tr><td>ssh-mldsa44-ed25519@openssh.com</td><td>1312 + 32</td><td>ML-DSA seed || Ed25519 seed (64)</td>
  * <td>OpenSSH 10.5 (checked against its key file)</td></tr>
+ * <tr><td>ssh-mldsa44-ed25519</td><td>1312 + 32</td><td>ML-DSA seed || Ed25519 seed (64)</td>
+ * <td>OpenSSH 10.6 as reported (10.5's layout under the IETF name; no 10.6 key file was available)</td></tr>
  * <tr><td>ssh-mldsa-44/65/87</td><td>raw pk</td><td>seed ξ (32); an expanded FIPS 204 key is accepted on read</td>
  * <td>pqssh (no OpenSSH layout exists)</td></tr>
  * <tr><td>ssh-slhdsapuresha2*f</td><td>PK.seed || PK.root</td><td>FIPS 205 sk (4n)</td><td>liboqs/OQS</td></tr>

@@ -54,7 +54,7 @@ class SignatureKeyTypeTest {
 
     @Test
     void tableRows() {
-        assertEquals(12, SignatureKeyType.values().length);
+        assertEquals(13, SignatureKeyType.values().length);
         assertSame(SignatureKeyType.ED25519, SignatureKeyType.forName("ssh-ed25519").orElseThrow());
         assertSame(SignatureKeyType.SLHDSA_SHA2_128F,
                 SignatureKeyType.forName("ssh-sphincssha2128fsimple").orElseThrow());
@@ -144,7 +144,7 @@ class SignatureKeyTypeTest {
         int expected = switch (t) {
             case ED25519 -> 64;
             case MLDSA_44, MLDSA_65, MLDSA_87 -> 32;
-            case MLDSA44_ED25519 -> 64;
+            case MLDSA44_ED25519, MLDSA44_ED25519_IETF -> 64;
             case SLHDSA_SHA2_128F, SLHDSA_SHA2_192F, SLHDSA_SHA2_256F -> 2 * t.publicKeySize();
             case FALCON_512 -> 1281;
             case FALCON_1024 -> 2305;
