@@ -30,7 +30,7 @@ import io.pqssh.core.wire.MalformedMessageException;
  * {@code ssh_host_*}, anything in a {@code .ssh} directory) that start like a private key. Configs are read first:
  * the effective sshd_config's {@code AuthorizedKeysFile} is followed for every user of the passwd file, and its
  * {@code PubkeyAcceptedAlgorithms} decides whether an {@code ssh-mldsa44-ed25519@openssh.com} key is a working
- * credential. Private keys are never decrypted: the public key comes from the unencrypted {@code openssh-key-v1}
+ * credential ({@code ssh-mldsa44-ed25519}, 10.6's name, is judged against 10.6's default). Private keys are never decrypted: the public key comes from the unencrypted {@code openssh-key-v1}
  * header; unencrypted PEM keys give their family and size.
  */
 public final class Auditor {
@@ -39,6 +39,8 @@ public final class Auditor {
     /** Virtual file systems a walk of {@code /} does not enter. */
     static final Set<Path> SKIPPED = Set.of(Path.of("/proc"), Path.of("/sys"), Path.of("/dev"), Path.of("/run"));
     static final String COMPOSITE = "ssh-mldsa44-ed25519@openssh.com";
+    /** OpenSSH 10.6's name of the same composite (draft-ietf-sshm-composite-sigs-00). */
+    static final String COMPOSITE_IETF = "ssh-mldsa44-ed25519";
 
     /** Where the audit finds the system's users and the server config. */
     public static final class Options {
@@ -379,12 +381,23 @@ public final class Auditor {
                 continue;
             }
             if (k.postQuantum()) {
-                String base = k.certificate() ? k.type().replace(KeyInfo.CERT_SUFFIX, "@openssh.com") : k.type();
+                String base = KeyInfo.plainType(k.type());
                 boolean composite = base.equals(COMPOSITE);
-                if (composite && !sshd.acceptsUserKey(k.type())) {
+                boolean ietfComposite = base.equals(COMPOSITE_IETF);
+                if ((composite && !sshd.acceptsUserKey(k.type()))
+                        || (ietfComposite && !sshd.acceptsUserKeyOn106(k.type()))) {
                     add(Finding.Rules.PQ_KEY, "note", f, e.lineNumber(), "post-quantum credential authorized but not"
-                            + " usable: " + k.type() + " is not in " + sshd.pubkeySource() + ": " + k.describe() + ca,
+                            + " usable: " + k.type() + " is not in "
+                            + (composite ? sshd.pubkeySource() : sshd.pubkeySource106()) + ": " + k.describe() + ca,
                             k, e.comment(), expiry, from, null, owner);
+                    continue;
+                }
+                if (ietfComposite) {
+                    // the IETF name is on by default in 10.6, unknown to 10.4/10.5 (which know only COMPOSITE)
+                    authorizedPq.putIfAbsent(group, f + ":" + e.lineNumber());
+                    add(Finding.Rules.PQ_KEY, "note", f, e.lineNumber(), "post-quantum credential authorized: "
+                            + k.describe() + ca + " (" + k.type() + " needs OpenSSH 10.6's sshd or pqssh; 10.4/10.5"
+                            + " know only " + COMPOSITE + ")", k, e.comment(), expiry, from, null, owner);
                     continue;
                 }
                 authorizedPq.putIfAbsent(group, f + ":" + e.lineNumber());

@@ -44,6 +44,13 @@ public final class ConfigAudit {
             "rsa-sha2-512-cert-v01@openssh.com", "rsa-sha2-256-cert-v01@openssh.com", "ssh-ed25519",
             "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521", "sk-ssh-ed25519@openssh.com",
             "sk-ecdsa-sha2-nistp256@openssh.com", "rsa-sha2-512", "rsa-sha2-256");
+    /**
+     * OpenSSH 10.6's default as reported (no 10.6 source or binary was available): 10.5's with the IETF composite
+     * and its certificate added last. Used only to judge keys of the IETF name, which a 10.5 sshd does not know.
+     */
+    public static final List<String> OPENSSH106_PUBKEY_ALGORITHMS = java.util.stream.Stream.concat(
+            OPENSSH105_PUBKEY_ALGORITHMS.stream(), java.util.stream.Stream.of("ssh-mldsa44-ed25519-cert",
+                    "ssh-mldsa44-ed25519")).toList();
     /** sshd's default AuthorizedKeysFile. */
     public static final List<String> DEFAULT_AUTHORIZED_KEYS_FILES = List.of(".ssh/authorized_keys",
             ".ssh/authorized_keys2");
@@ -105,6 +112,27 @@ public final class ConfigAudit {
         /** Whether sshd accepts user keys of this type ({@code PubkeyAcceptedAlgorithms}, wildcards honoured). */
         public boolean acceptsUserKey(String type) {
             return pubkeyAcceptedAlgorithms().stream().anyMatch(p -> wildcard(p, type));
+        }
+
+        /**
+         * As {@link #acceptsUserKey} against OpenSSH 10.6's default ({@link #OPENSSH106_PUBKEY_ALGORITHMS}): for the
+         * composite's IETF name, which only a 10.6 sshd (or pqssh) accepts at all.
+         */
+        public boolean acceptsUserKeyOn106(String type) {
+            Directive d = global.get("pubkeyacceptedalgorithms");
+            if (d == null) {
+                d = global.get("pubkeyacceptedkeytypes");
+            }
+            List<String> l = d == null || d.args().isEmpty() ? OPENSSH106_PUBKEY_ALGORITHMS
+                    : resolve(String.join("", d.args()), OPENSSH106_PUBKEY_ALGORITHMS);
+            return l.stream().anyMatch(p -> wildcard(p, type));
+        }
+
+        /** Where the accepted list comes from when judged as OpenSSH 10.6, for messages. */
+        public String pubkeySource106() {
+            Directive d = global.get("pubkeyacceptedalgorithms");
+            return d == null ? "OpenSSH 10.6's default PubkeyAcceptedAlgorithms"
+                    : "PubkeyAcceptedAlgorithms at " + d.file() + ":" + d.line();
         }
 
         /** Where the accepted list comes from, for messages. */

@@ -4,6 +4,7 @@ import java.math.BigInteger;
 import java.util.Locale;
 import java.util.Optional;
 
+import io.pqssh.core.cert.CertificateKeyTypes;
 import io.pqssh.core.kem.KemAlgorithm;
 import io.pqssh.core.keys.KeyFingerprints;
 import io.pqssh.core.sig.SignatureKeyType;
@@ -38,6 +39,23 @@ public record KeyInfo(String type, Family family, int bits, String curve, boolea
         return family.postQuantum();
     }
 
+    /**
+     * Whether a key type name is a certificate: the {@code -cert-v01@openssh.com} names and OpenSSH 10.6's
+     * {@code ssh-mldsa44-ed25519-cert}, the one certificate name outside that rule.
+     */
+    public static boolean isCertificate(String type) {
+        return type.endsWith(CERT_SUFFIX) || type.equals(CertificateKeyTypes.COMPOSITE_IETF_CERT);
+    }
+
+    /** The plain key type a type name stands for: a certificate's certified type, otherwise the name itself. */
+    public static String plainType(String type) {
+        Optional<String> known = CertificateKeyTypes.plainName(type);
+        if (known.isPresent()) {
+            return known.get();
+        }
+        return type.endsWith(CERT_SUFFIX) ? type.replace(CERT_SUFFIX, "@openssh.com") : type;
+    }
+
     /** Weak even classically: DSA, RSA below 2048 bits. */
     public boolean classicallyWeak() {
         return family == Family.DSA || (family == Family.RSA && bits > 0 && bits < 2048);
@@ -45,13 +63,13 @@ public record KeyInfo(String type, Family family, int bits, String curve, boolea
 
     /** For keys known only by type name (PEM private keys): no size. */
     public static KeyInfo ofType(String type) {
-        return new KeyInfo(type, family(type), 0, curveFromName(type), type.endsWith(CERT_SUFFIX), null);
+        return new KeyInfo(type, family(type), 0, curveFromName(type), isCertificate(type), null);
     }
 
     public static KeyInfo of(byte[] blob) throws MalformedMessageException {
         SshReader r = new SshReader(blob);
         String type = r.getUtf8();
-        boolean cert = type.endsWith(CERT_SUFFIX);
+        boolean cert = isCertificate(type);
         if (cert) {
             r.getString(); // nonce
         }
@@ -90,7 +108,8 @@ public record KeyInfo(String type, Family family, int bits, String curve, boolea
 
     static Family family(String type) {
         String t = type.toLowerCase(Locale.ROOT);
-        String base = t.endsWith(CERT_SUFFIX) ? t.substring(0, t.length() - CERT_SUFFIX.length()) : t;
+        String base = t.equals(CertificateKeyTypes.COMPOSITE_IETF_CERT) ? "ssh-mldsa44-ed25519"
+                : t.endsWith(CERT_SUFFIX) ? t.substring(0, t.length() - CERT_SUFFIX.length()) : t;
         if (KemAlgorithm.fromName(base).isPresent()) {
             return Family.ML_KEM;
         }
@@ -101,7 +120,8 @@ public record KeyInfo(String type, Family family, int bits, String curve, boolea
                 case MLDSA_44, MLDSA_65, MLDSA_87 -> Family.ML_DSA;
                 // Ed25519 beside a PQ half, both verified (OpenSSH's composite, the KEMUAuth artifact's AND
                 // composites): forging needs the PQ half broken too, so these are PQ credentials, not classical keys
-                case MLDSA44_ED25519, ED25519_MLDSA_65, ED25519_SLHDSA_SHA2_192F -> Family.COMPOSITE;
+                case MLDSA44_ED25519, MLDSA44_ED25519_IETF, ED25519_MLDSA_65, ED25519_SLHDSA_SHA2_192F ->
+                        Family.COMPOSITE;
                 case SLHDSA_SHA2_128F, SLHDSA_SHA2_192F, SLHDSA_SHA2_256F -> Family.SLH_DSA;
                 case FALCON_512, FALCON_1024 -> Family.FALCON;
                 default -> Family.UNKNOWN;

@@ -48,13 +48,15 @@ public final class Algorithms {
 
     /**
      * Which OpenSSH release line a name of the ML-DSA-44 + Ed25519 composite belongs to: {@code openssh-10.6} for
-     * {@code ssh-mldsa44-ed25519} and {@code ssh-mldsa44-ed25519-cert-v01@openssh.com}, {@code openssh-10.4} for the
-     * earlier {@code ssh-mldsa44-ed25519@openssh.com} (10.4 and 10.5), {@code other} for anything else.
+     * {@code ssh-mldsa44-ed25519} and its certificate {@code ssh-mldsa44-ed25519-cert}, {@code openssh-10.4} for the
+     * earlier {@code ssh-mldsa44-ed25519@openssh.com} (10.4 and 10.5) and its certificate
+     * {@code ssh-mldsa44-ed25519-cert-v01@openssh.com} (the name in OpenSSH 10.5's ssh-mldsa-eddsa.c), {@code other}
+     * for anything else.
      */
     public static String opensshNaming(String name) {
         return switch (name) {
-            case "ssh-mldsa44-ed25519", "ssh-mldsa44-ed25519-cert-v01@openssh.com" -> "openssh-10.6";
-            case "ssh-mldsa44-ed25519@openssh.com" -> "openssh-10.4";
+            case "ssh-mldsa44-ed25519", "ssh-mldsa44-ed25519-cert" -> "openssh-10.6";
+            case "ssh-mldsa44-ed25519@openssh.com", "ssh-mldsa44-ed25519-cert-v01@openssh.com" -> "openssh-10.4";
             default -> "other";
         };
     }

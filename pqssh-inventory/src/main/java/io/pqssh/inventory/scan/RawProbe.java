@@ -52,7 +52,7 @@ public final class RawProbe {
                 "aes128-gcm@openssh.com", "aes256-gcm@openssh.com");
         List<String> macs = List.of("hmac-sha2-256-etm@openssh.com", "hmac-sha2-512-etm@openssh.com",
                 "hmac-sha2-256", "hmac-sha2-512");
-        List<String> hk = List.of("ssh-mldsa44-ed25519@openssh.com", "ssh-ed25519", "ecdsa-sha2-nistp256",
+        List<String> hk = List.of("ssh-mldsa44-ed25519", "ssh-mldsa44-ed25519@openssh.com", "ssh-ed25519", "ecdsa-sha2-nistp256",
                 "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521", "rsa-sha2-512", "rsa-sha2-256");
         return new KexInit(kex, hk, ciphers, ciphers, macs, macs, List.of("none"), List.of("none"), List.of(),
                 List.of(), false);

@@ -72,9 +72,42 @@ class AndCompositeAuditTest {
         assertEquals(Finding.Rules.CLASSICAL_KEY_BESIDE_PQ, wildcard.get(1).rule(), wildcard.toString());
     }
 
+    /**
+     * OpenSSH 10.6's name is judged against 10.6's default (it is on there; a 10.5 sshd does not know it at all), and
+     * its certificate name ssh-mldsa44-ed25519-cert is a certificate of the composite family.
+     */
+    @org.junit.jupiter.api.Test
+    void ietfCompositeIsAWorkingCredentialUnderOpenSsh106Defaults(@TempDir Path tmp) throws Exception {
+        String composite = line(SignatureKeyType.MLDSA44_ED25519_IETF, "composite@10.6");
+        String ed = line(SignatureKeyType.ED25519, "ed@old");
+        List<Finding> byDefault = auditWith(tmp.resolve("default"), "# defaults\n", composite, ed);
+        assertEquals(Finding.Rules.PQ_KEY, byDefault.get(0).rule());
+        assertEquals("ssh-mldsa44-ed25519", byDefault.get(0).keyType());
+        assertEquals("COMPOSITE", byDefault.get(0).family());
+        assertTrue(byDefault.get(0).message().contains("needs OpenSSH 10.6's sshd or pqssh"),
+                byDefault.get(0).message());
+        assertEquals(Finding.Rules.CLASSICAL_KEY_BESIDE_PQ, byDefault.get(1).rule(), byDefault.toString());
+        List<Finding> removed = auditWith(tmp.resolve("removed"), "PubkeyAcceptedAlgorithms -ssh-mldsa44-ed25519\n",
+                composite, ed);
+        assertTrue(removed.get(0).message().contains("not usable")
+                && removed.get(0).message().contains("PubkeyAcceptedAlgorithms at "), removed.get(0).message());
+        assertEquals(Finding.Rules.CLASSICAL_KEY, removed.get(1).rule(), removed.toString());
+        // the 10.4/10.5 name allowed explicitly does not make the 10.6 name usable
+        List<Finding> oldOnly = auditWith(tmp.resolve("old"),
+                "PubkeyAcceptedAlgorithms ssh-mldsa44-ed25519@openssh.com,ssh-ed25519\n", composite, ed);
+        assertTrue(oldOnly.get(0).message().contains("not usable"), oldOnly.get(0).message());
+
+        assertTrue(KeyInfo.isCertificate("ssh-mldsa44-ed25519-cert"));
+        assertEquals(KeyInfo.Family.COMPOSITE, KeyInfo.family("ssh-mldsa44-ed25519-cert"));
+        assertEquals("ssh-mldsa44-ed25519", KeyInfo.plainType("ssh-mldsa44-ed25519-cert"));
+        assertEquals("ssh-mldsa44-ed25519@openssh.com",
+                KeyInfo.plainType("ssh-mldsa44-ed25519-cert-v01@openssh.com"));
+        assertEquals(KeyInfo.Family.COMPOSITE, KeyInfo.family("ssh-mldsa44-ed25519-cert-v01@openssh.com"));
+    }
+
     @ParameterizedTest
     @EnumSource(value = SignatureKeyType.class, names = {"ED25519_MLDSA_65", "ED25519_SLHDSA_SHA2_192F",
-            "MLDSA44_ED25519"})
+            "MLDSA44_ED25519", "MLDSA44_ED25519_IETF"})
     void compositeBesideEd25519GivesTheFindingAndAloneNone(SignatureKeyType type, @TempDir Path tmp)
             throws Exception {
         assertEquals(KeyInfo.Family.COMPOSITE, KeyInfo.family(type.sshName()), type.sshName());

@@ -83,11 +83,13 @@ class AuthProbeTest {
     @Test
     void opensshCompositeNamesAreClassifiedByRelease() {
         assertEquals("openssh-10.6", Algorithms.opensshNaming("ssh-mldsa44-ed25519"));
-        assertEquals("openssh-10.6", Algorithms.opensshNaming("ssh-mldsa44-ed25519-cert-v01@openssh.com"));
+        assertEquals("openssh-10.6", Algorithms.opensshNaming("ssh-mldsa44-ed25519-cert"));
         assertEquals("openssh-10.4", Algorithms.opensshNaming("ssh-mldsa44-ed25519@openssh.com"));
+        // OpenSSH 10.5's own certificate name for the @openssh.com composite (ssh-mldsa-eddsa.c)
+        assertEquals("openssh-10.4", Algorithms.opensshNaming("ssh-mldsa44-ed25519-cert-v01@openssh.com"));
         assertEquals("other", Algorithms.opensshNaming("ssh-ed25519"));
-        for (String n : List.of("ssh-mldsa44-ed25519", "ssh-mldsa44-ed25519-cert-v01@openssh.com",
-                "ssh-mldsa44-ed25519@openssh.com")) {
+        for (String n : List.of("ssh-mldsa44-ed25519", "ssh-mldsa44-ed25519-cert",
+                "ssh-mldsa44-ed25519-cert-v01@openssh.com", "ssh-mldsa44-ed25519@openssh.com")) {
             assertTrue(Algorithms.isPqHostKey(n), n);
             ScanResult.UserAuth a = new ScanResult.UserAuth(List.of("publickey"), List.of("ssh-ed25519", n), null);
             assertEquals(List.of(n), a.pqSigAlgs());
