@@ -33,7 +33,8 @@ import picocli.CommandLine.Parameters;
 /** {@code pqssh keygen}: ssh-keygen's key generation and key/known_hosts/SSHSIG operations (docs/keygen.md). */
 @Command(name = "keygen",
         description = {"Generate and manage keys in OpenSSH's file formats, as ssh-keygen.",
-                "Types: rsa ecdsa ed25519 mldsa44-ed25519 mlkem512 mlkem768 mlkem1024 mldsa44 mldsa65 mldsa87"
+                "Types: rsa ecdsa ed25519 mldsa44-ed25519 (OpenSSH 10.6's name; mldsa44-ed25519@openssh.com: 10.4/10.5's)"
+                        + " mlkem512 mlkem768 mlkem1024 mldsa44 mldsa65 mldsa87"
                         + " slhdsa128f slhdsa192f slhdsa256f falcon512 falcon1024 ed25519-mldsa65 ed25519-slhdsa192f"
                         + " (or full SSH names). See docs/keygen.md."})
 public final class KeygenCommand implements Callable<Integer> {
@@ -126,6 +127,11 @@ public final class KeygenCommand implements Callable<Integer> {
     @Parameters(paramLabel = "FILE", description = "Files to sign (with -Y sign); public keys to certify (with -s).")
     List<Path> files = new ArrayList<>();
 
+    @Option(names = "--convert-to", paramLabel = "TYPE", description = "Rewrite the ML-DSA-44+Ed25519 key in -f"
+            + " under the composite's other name (mldsa44-ed25519: OpenSSH 10.6's; mldsa44-ed25519@openssh.com:"
+            + " 10.4/10.5's) into the FILE given (-P old, -N new passphrase; default: the old one).")
+    String convertTo;
+
     @Option(names = "-e", description = "Export in the research implementation's formats: from a private ML-KEM"
             + " key its identity file, from a public key or identity file an authorized_kem_keys line.")
     boolean export;
@@ -166,6 +172,9 @@ public final class KeygenCommand implements Callable<Integer> {
         }
         if (changePassphrase) {
             return changePassphrase();
+        }
+        if (convertTo != null) {
+            return convertComposite(hash);
         }
         if (export) {
             if (file == null || !"kemuauth".equalsIgnoreCase(format)) {
@@ -299,6 +308,45 @@ public final class KeygenCommand implements Callable<Integer> {
         } finally {
             PassphrasePrompt.wipe(fresh);
             k.destroy();
+        }
+        return 0;
+    }
+
+    /** {@code --convert-to}: the same seeds under the other composite name, into a new file (docs/keygen.md). */
+    private int convertComposite(FingerprintHash hash) throws Exception {
+        io.pqssh.core.sig.SignatureKeyType target = io.pqssh.client.keys.CompositeKeyConversion.target(convertTo);
+        if (file == null || files.size() != 1) {
+            throw new IllegalArgumentException("--convert-to needs -f KEY and the new key's FILE");
+        }
+        if (!Files.exists(file)) {
+            throw new IllegalArgumentException(file + ": No such file or directory");
+        }
+        Path out = files.get(0);
+        char[] old = null;
+        char[] fresh = null;
+        try {
+            String text = Files.readString(file);
+            if (KeyFiles.kind(text) == KeyFiles.Kind.OPENSSH_PRIVATE && OpenSshKeyV1.isEncrypted(text)) {
+                old = passphrase != null ? passphrase.toCharArray()
+                        : prompt.get().read("Enter passphrase for \"" + file + "\": ");
+            }
+            fresh = newPassphrase != null ? newPassphrase.toCharArray() : old == null ? null : old.clone();
+            try {
+                io.pqssh.client.keys.CompositeKeyConversion.convert(file, out, target, old,
+                        fresh == null || fresh.length == 0 ? null : fresh);
+            } catch (WrongPassphraseException e) {
+                throw new IllegalArgumentException("Failed to load key " + file
+                        + ": incorrect passphrase supplied to decrypt private key");
+            }
+        } finally {
+            PassphrasePrompt.wipe(old);
+            PassphrasePrompt.wipe(fresh);
+        }
+        if (!quiet) {
+            PublicKeyLine line = KeyFiles.publicKey(out);
+            System.out.println("Your " + target.sshName() + " key has been saved in " + out + " and " + out + ".pub");
+            System.out.println("The key fingerprint is:");
+            System.out.println(hash.format(line.blob()) + " " + line.comment());
         }
         return 0;
     }

@@ -45,7 +45,9 @@ public final class KeyTypes {
             case "mldsa44", "mldsa-44" -> "ssh-mldsa-44";
             case "mldsa65", "mldsa-65" -> "ssh-mldsa-65";
             case "mldsa87", "mldsa-87" -> "ssh-mldsa-87";
-            case "mldsa44-ed25519" -> "ssh-mldsa44-ed25519@openssh.com";
+            // OpenSSH 10.6 made the IETF name the composite's; the 10.4/10.5 name stays reachable by its suffix
+            case "mldsa44-ed25519" -> "ssh-mldsa44-ed25519";
+            case "mldsa44-ed25519@openssh.com" -> "ssh-mldsa44-ed25519@openssh.com";
             case "slhdsa128f" -> "ssh-slhdsapuresha2128f";
             case "slhdsa192f" -> "ssh-slhdsapuresha2192f";
             case "slhdsa256f" -> "ssh-slhdsapuresha2256f";
