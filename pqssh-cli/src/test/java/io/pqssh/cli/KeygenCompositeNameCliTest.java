@@ -115,6 +115,24 @@ class KeygenCompositeNameCliTest {
         assertTrue(exists.err().contains("already exists"), exists.all());
     }
 
+    /** A 10.5-named composite whose private section holds a 32-byte secret instead of the 64-byte seed pair. */
+    private record OddComposite(SshPublicKey pub) implements io.pqssh.core.keys.SshPrivateKey {
+        @Override
+        public String keyType() {
+            return pub.name();
+        }
+
+        @Override
+        public byte[] publicKeyBlob() {
+            return pub.blob();
+        }
+
+        @Override
+        public void writePrivateFields(io.pqssh.core.wire.SshWriter out) {
+            out.putString(pub.rawKey()).putString(new byte[32]);
+        }
+    }
+
     @Test
     void whatLacksTheSeedsMustBeRegeneratedSaidInOneLine(@TempDir Path dir) throws Exception {
         Path plain = vector(dir, "id_mldsa44_ed25519");
@@ -134,6 +152,19 @@ class KeygenCompositeNameCliTest {
                     r.all());
             assertFalse(Files.exists(target));
         }
+        // a composite private key whose secret is not the two seeds (32 bytes here): read fails, so regenerate
+        Path odd = dir.resolve("id_odd");
+        io.pqssh.core.keys.KeyFilePermissions.writePrivateKeyFile(odd, OpenSshKeyV1.write(new OddComposite(
+                SshPublicKey.parseOpenSsh(Files.readString(CliHarness.pub(plain)).strip())), "odd", null,
+                new java.security.SecureRandom()));
+        CliHarness.Result r = CliHarness.pqssh("keygen", "--convert-to", "mldsa44-ed25519", "-f", odd.toString(),
+                dir.resolve("odd-out").toString());
+        assertNotEquals(0, r.rc(), r.all());
+        assertEquals(1, r.err().strip().lines().count(), r.all());
+        assertTrue(r.err().contains("its ML-DSA-44+Ed25519 seeds cannot be read")
+                && r.err().contains("must be regenerated"), r.all());
+        assertFalse(Files.exists(dir.resolve("odd-out")));
+
         CliHarness.Result same = CliHarness.pqssh("keygen", "--convert-to", "mldsa44-ed25519@openssh.com", "-f",
                 plain.toString(), dir.resolve("same").toString());
         assertNotEquals(0, same.rc());
