@@ -33,7 +33,8 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "server", mixinStandardHelpOptions = true,
         description = {"Run an SSH server with KEM user authentication and post-quantum key exchange.",
-                "Keywords (file or -o): Port, ListenAddress, HostKey, PidFile, AuthorizedKeysFile,",
+                "Keywords (file or -o): Port, ListenAddress, AddressFamily, HostKey, PidFile, AuthorizedKeysFile,",
+                "Ciphers, MACs, HostKeyAlgorithms, PubkeyAcceptedAlgorithms, CASignatureAlgorithms,",
                 "AuthorizedKEMKeysFile, KEMAuthentication, KEMAuthAlgorithms, AuthenticationMethods,",
                 "PubkeyAuthentication, PasswordAuthentication, PasswordFile, KexAlgorithms, RequirePostQuantumKex,",
                 "MaxAuthTries, MaxSessions, ClientAliveInterval, ClientAliveCountMax, ChannelTimeout,",
@@ -115,7 +116,7 @@ public final class ServerCommand implements Callable<Integer> {
         }
         currentConfig = loadConfig();
         current = start(currentConfig);
-        System.err.println("pqssh server listening on " + currentConfig.listenAddress + ":" + current.port());
+        printListening(current);
         io.pqssh.server.login.LoginPolicy logins = io.pqssh.server.login.LoginPolicy.forThisProcess();
         System.err.println(logins.switchesUsers()
                 ? "pqssh server: running as root: each session runs as the account that logged in"
@@ -172,7 +173,7 @@ public final class ServerCommand implements Callable<Integer> {
                 log = Detach.syslog(socket);
             }
             Detach.ready(log);
-            System.err.println("pqssh server listening on " + currentConfig.listenAddress + ":" + current.port());
+            printListening(current);
         }
         stop.await();
         return 0;
@@ -193,6 +194,12 @@ public final class ServerCommand implements Callable<Integer> {
             }
             ServerConfig c = readConfig(ci);
             c.warnings.values().forEach(w -> System.err.println("pqssh server: warning: " + w));
+            try {
+                c.listenSockets(); // as sshd's parser: a ListenAddress that does not resolve is a bad file
+            } catch (java.net.UnknownHostException e) {
+                throw new ServerConfig.ConfigException(e.getMessage());
+            }
+            checkAddressFamily(c);
             if (extendedTest) {
                 c.effective().forEach(System.out::println);
                 System.out.flush();
@@ -264,13 +271,31 @@ public final class ServerCommand implements Callable<Integer> {
         return c;
     }
 
+    /** One line per socket, as sshd's "Server listening on ADDR port PORT." lines. */
+    private static void printListening(PqsshServer s) {
+        for (java.net.InetSocketAddress a : s.boundAddresses()) {
+            System.err.println("pqssh server listening on " + io.pqssh.server.config.ListenAddresses.format(a));
+        }
+    }
+
+    /** sshd's AddressFamily also limits forwarded-port listeners; pqssh's follow GatewayPorts alone. */
+    private static void checkAddressFamily(ServerConfig c) throws ServerConfig.ConfigException {
+        if (!c.addressFamily.equals("any")
+                && c.forwarding.gatewayPorts() != io.pqssh.server.forward.ForwardingPolicy.GatewayPorts.NO) {
+            throw new ServerConfig.ConfigException("AddressFamily " + c.addressFamily + " with GatewayPorts "
+                    + c.forwarding.gatewayPorts().name().toLowerCase(java.util.Locale.ROOT) + " is not supported:"
+                    + " remote forwarding listeners would not be limited to the address family");
+        }
+    }
+
     private static PqsshServer start(ServerConfig c) throws Exception {
+        checkAddressFamily(c);
         io.pqssh.server.login.LoginPolicy logins =
                 io.pqssh.server.login.LoginPolicy.forThisProcess().withAccessLists(c.access);
         // UsePAM yes: account checks for every method and keyboard-interactive through PAM, as sshd
         io.pqssh.server.login.PamLogins pam = c.usePam
                 ? io.pqssh.server.login.PamLogins.checked(io.pqssh.server.login.PamLogins.SSHD) : null;
-        PqsshServer.Builder b = PqsshServer.builder().host(c.listenAddress).port(c.port)
+        PqsshServer.Builder b = PqsshServer.builder().listen(c.listenSockets())
                 .hostKeys(hostKeys(c)).kex(c.kexAlgorithms).ciphers(c.ciphers).macs(c.macs)
                 .hostKeyAlgorithms(c.hostKeyAlgorithms).pubkeyAcceptedAlgorithms(c.pubkeyAcceptedAlgorithms)
                 .requirePostQuantumKex(c.requirePostQuantumKex)
@@ -333,8 +358,9 @@ public final class ServerCommand implements Callable<Integer> {
         ServerConfig next;
         try {
             next = loadConfig();
-            if (next.port == 0) {
+            if (next.port == 0 && next.ports.size() <= 1) {
                 next.port = current.port(); // a random port stays the same across reloads
+                next.ports.clear();
             }
             hostKeys(next); // key files are checked before the running server is touched
         } catch (Exception e) {
@@ -352,7 +378,10 @@ public final class ServerCommand implements Callable<Integer> {
                     + "); starting the previous one again");
             try {
                 ServerConfig previous = currentConfig;
-                previous.port = old.port();
+                if (previous.ports.size() <= 1) {
+                    previous.port = old.port();
+                    previous.ports.clear();
+                }
                 current = start(previous);
             } catch (Exception e2) {
                 System.err.println("pqssh server: cannot listen any more: " + Errors.describe(e2));
@@ -361,8 +390,9 @@ public final class ServerCommand implements Callable<Integer> {
             }
         }
         draining.add(old);
-        System.err.println("pqssh server: reloaded; listening on " + currentConfig.listenAddress + ":"
-                + current.port() + " (" + old.activeSessions() + " open sessions stay on the previous configuration)");
+        System.err.println("pqssh server: reloaded; listening on " + current.boundAddresses().stream()
+                .map(io.pqssh.server.config.ListenAddresses::format).collect(java.util.stream.Collectors.joining(" "))
+                + " (" + old.activeSessions() + " open sessions stay on the previous configuration)");
         try {
             writePortFile();
         } catch (IOException e) {

@@ -68,6 +68,12 @@ public final class PqsshServer implements AutoCloseable {
         return sshd.getHost();
     }
 
+    /** Every address the server listens on (one per ListenAddress and Port combination under pqssh server). */
+    public List<java.net.InetSocketAddress> boundAddresses() {
+        return sshd.getBoundAddresses().stream().map(a -> (java.net.InetSocketAddress) a).sorted(
+                java.util.Comparator.comparing(java.net.InetSocketAddress::getPort)).toList();
+    }
+
     public SshServer sshd() {
         return sshd;
     }
@@ -102,12 +108,18 @@ public final class PqsshServer implements AutoCloseable {
                 acceptor.unbind();
             }
         }
+
+        /** One more listening socket on the running acceptor (sshd's further Port and ListenAddress lines). */
+        void bindAlso(java.net.SocketAddress address) throws IOException {
+            acceptor.bind(address);
+        }
     }
 
     /** Collects the server settings; {@link #start()} builds, starts and returns the server. */
     public static final class Builder {
         private String host = "127.0.0.1";
         private int port;
+        private List<java.net.InetSocketAddress> listen;
         private KeyPairProvider hostKeys;
         private KemServerSettings kem;
         private boolean kemAnd = true;
@@ -154,6 +166,18 @@ public final class PqsshServer implements AutoCloseable {
 
         public Builder port(int port) {
             this.port = port;
+            return this;
+        }
+
+        /**
+         * Listens on every one of these sockets instead of {@link #host}/{@link #port} (sshd's Port and
+         * ListenAddress combinations); a socket that cannot be bound stops the start.
+         */
+        public Builder listen(List<java.net.InetSocketAddress> sockets) {
+            if (sockets.isEmpty()) {
+                throw new IllegalArgumentException("no address to listen on");
+            }
+            this.listen = List.copyOf(sockets);
             return this;
         }
 
@@ -484,8 +508,13 @@ public final class PqsshServer implements AutoCloseable {
                         org.apache.sshd.server.auth.WelcomeBannerPhase.FIRST_REQUEST);
             }
             CoreModuleProperties.SOCKET_KEEPALIVE.set(sshd, tcpKeepAlive);
-            sshd.setHost(host);
-            sshd.setPort(port);
+            if (listen != null) {
+                sshd.setHost(listen.get(0).getAddress().getHostAddress());
+                sshd.setPort(listen.get(0).getPort());
+            } else {
+                sshd.setHost(host);
+                sshd.setPort(port);
+            }
             sshd.setKeyPairProvider(Objects.requireNonNull(hostKeys, "host keys"));
             sshd.setKeyExchangeFactories(PqKex.factories(kex, ServerBuilder.DH2KEX));
             List<UserAuthFactory> auth = new ArrayList<>();
@@ -616,9 +645,20 @@ public final class PqsshServer implements AutoCloseable {
                 org.apache.sshd.sftp.SftpModuleProperties.MAX_READDATA_PACKET_LENGTH.set(sshd, 255 * 1024);
             }
             sshd.start();
+            for (java.net.InetSocketAddress more : listen == null ? List.<java.net.InetSocketAddress>of()
+                    : listen.subList(1, listen.size())) {
+                try {
+                    ((ListeningSshServer) sshd).bindAlso(more);
+                } catch (IOException e) {
+                    // sshd goes on with the sockets it could bind; pqssh does not start half-listening
+                    sshd.stop(true);
+                    throw new IOException("Bind to port " + more.getPort() + " on "
+                            + more.getAddress().getHostAddress() + " failed: " + e.getMessage(), e);
+                }
+            }
             // JIT-compile the transport ciphers and MACs now rather than during the first transfer (issue 4)
             TransportWarmup.start(sshd.getCipherFactories(), sshd.getMacFactories());
-            LOG.info("pqssh server listening on {}:{} (kex {})", host, sshd.getPort(), String.join(",", kex));
+            LOG.info("pqssh server listening on {} (kex {})", sshd.getBoundAddresses(), String.join(",", kex));
             return new PqsshServer(sshd, kem);
         }
 

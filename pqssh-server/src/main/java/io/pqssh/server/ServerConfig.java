@@ -21,8 +21,16 @@ import io.pqssh.mina.kex.PqKex;
  * are an error naming the file and line, never ignored.
  */
 public final class ServerConfig {
+    /** The first ListenAddress's host (the default when there is none); {@link #listenSockets()} has them all. */
     public String listenAddress = "127.0.0.1";
+    /** The first Port (the default when there is none); {@link #ports} has them all. */
     public int port = 2222;
+    /** Every Port line (sshd listens on each); empty: {@link #port}. */
+    public final List<Integer> ports = new ArrayList<>();
+    /** Every ListenAddress line; empty: the wildcard address of {@link #addressFamily} ({@link #listenAddress}). */
+    public final List<io.pqssh.server.config.ListenAddresses.Entry> listenAddresses = new ArrayList<>();
+    /** AddressFamily: any, inet, inet6. */
+    public String addressFamily = "any";
     public final List<Path> hostKeys = new ArrayList<>();
     public String authorizedKeysFile = ".ssh/authorized_keys";
     public String authorizedKemKeysFile = ".ssh/authorized_kem_keys";
@@ -112,8 +120,8 @@ public final class ServerConfig {
     public final List<String> matchLines = new ArrayList<>();
 
     private final Set<String> seen = new java.util.HashSet<>();
-    private String portFrom;
-    private String listenFrom;
+    /** sshd: Port from the command line replaces the file's Port lines. */
+    private boolean portsFromCommandLine;
     /** Accumulating keywords set by a matching Match block, whose global lines then no longer add up. */
     private final Set<String> setByMatch = new java.util.HashSet<>();
 
@@ -201,22 +209,13 @@ public final class ServerConfig {
     /** Applies one keyword (lower case) and its value. */
     public void apply(String key, String value, String where) throws ConfigException {
         String name = io.pqssh.server.config.SshdKeywords.find(key).map(k -> k.name()).orElse(key);
-        if ((key.equals("port") || key.equals("listenaddress")) && seen.contains(key)) {
-            String before = key.equals("port") ? portFrom : listenFrom;
-            if (!before.startsWith("command-line") && !before.equals("-p") && !where.startsWith("command-line")
-                    && !where.equals("-p")) {
-                throw new ConfigException(where + ": " + name + " " + value + ": pqssh server listens on one address"
-                        + " and port (first at " + before + "); more than one is not supported");
-            }
+        if (key.equals("port") && portsFromCommandLine && !where.startsWith("command-line")) {
+            return; // sshd -p: the file's Port lines are not used
         }
-        if (key.equals("port") && !seen.contains(key)) {
-            portFrom = where;
-        }
-        if (key.equals("listenaddress") && !seen.contains(key)) {
-            listenFrom = where;
-        }
-        // sshd: HostKey, AcceptEnv and the four access lists add up over every line; any other keyword's first value wins
-        boolean first = seen.add(key) || key.equals("hostkey") || key.equals("acceptenv") || key.equals("allowusers")
+        // sshd: HostKey, AcceptEnv, Port, ListenAddress and the four access lists add up over every line; any other
+        // keyword's first value wins
+        boolean first = seen.add(key) || key.equals("hostkey") || key.equals("acceptenv") || key.equals("port")
+                || key.equals("listenaddress") || key.equals("allowusers")
                 || key.equals("denyusers") || key.equals("allowgroups") || key.equals("denygroups");
         if (!first) {
             return; // sshd: the first obtained value is used
@@ -237,8 +236,24 @@ public final class ServerConfig {
         String[] kv = {name};
         try {
             switch (key) {
-                case "port" -> port = parsePort(value);
-                case "listenaddress" -> listenAddress = value;
+                case "port" -> {
+                    if (ports.size() >= io.pqssh.server.config.ListenAddresses.MAX_PORTS) {
+                        throw new IllegalArgumentException("too many ports.");
+                    }
+                    ports.add(parsePort(value));
+                    port = ports.get(0);
+                    portsFromCommandLine |= where.startsWith("command-line");
+                }
+                case "listenaddress" -> {
+                    listenAddresses.add(io.pqssh.server.config.ListenAddresses.Entry.parse(value));
+                    listenAddress = listenAddresses.get(0).host();
+                }
+                case "addressfamily" -> {
+                    addressFamily = io.pqssh.server.config.ListenAddresses.family(value);
+                    if (listenAddresses.isEmpty() && sshdDefaults) {
+                        listenAddress = addressFamily.equals("inet") ? "0.0.0.0" : "::";
+                    }
+                }
                 case "hostkey", "hostdsakey" -> hostKeys.add(Path.of(value));
                 case "permitrootlogin" -> permitRootLogin = switch (value.toLowerCase(Locale.ROOT)) {
                     case "yes" -> "yes";
@@ -357,10 +372,17 @@ public final class ServerConfig {
      */
     public List<String> effective() {
         List<String> o = new ArrayList<>();
-        o.add("port " + port);
-        o.add("addressfamily any");
-        o.add("listenaddress " + (listenAddress.contains(":") ? "[" + listenAddress + "]" : listenAddress) + ":"
-                + port);
+        for (int p : ports.isEmpty() ? List.of(port) : ports) {
+            o.add("port " + p);
+        }
+        o.add("addressfamily " + addressFamily);
+        try {
+            for (java.net.InetSocketAddress a : listenSockets()) {
+                o.add("listenaddress " + io.pqssh.server.config.ListenAddresses.format(a));
+            }
+        } catch (java.net.UnknownHostException e) {
+            o.add("listenaddress " + e.getMessage());
+        }
         o.add("usepam " + yn(usePam));
         o.add("logingracetime " + loginGraceTime.toSeconds());
         o.add("maxauthtries " + maxAuthTries);
@@ -438,6 +460,17 @@ public final class ServerConfig {
             throw new ConfigException(where + ": " + (e.getMessage().startsWith("'")
                     ? kind.keyword() + " " + e.getMessage() : e.getMessage()));
         }
+    }
+
+    /**
+     * Every socket to listen on: each ListenAddress at its own port or at every Port, or the family's wildcard
+     * address ({@link #listenAddress}) at every Port.
+     */
+    public List<java.net.InetSocketAddress> listenSockets() throws java.net.UnknownHostException {
+        List<io.pqssh.server.config.ListenAddresses.Entry> entries = listenAddresses.isEmpty()
+                ? List.of(new io.pqssh.server.config.ListenAddresses.Entry(listenAddress, 0)) : listenAddresses;
+        return io.pqssh.server.config.ListenAddresses.resolve(entries, ports.isEmpty() ? List.of(port) : ports,
+                addressFamily);
     }
 
     private static String yn(boolean b) {
