@@ -352,42 +352,9 @@ public final class SshCommand implements Callable<Integer> {
         return ClientConfig.resolve(req, log::debug1);
     }
 
-    private static String knownHostsLine(List<Path> files) {
-        return files.isEmpty() ? "none" : String.join(" ", files.stream().map(Path::toString).toList());
-    }
-
+    /** {@code -G}: OpenSSH's {@code ssh -G} lines (ConfigDump). */
     private void printConfig(ClientConfig c) throws ConfigException {
-        out.println("host " + c.originalHost());
-        out.println("hostname " + c.hostName());
-        out.println("port " + c.port());
-        out.println("user " + c.user());
-        for (Path p : c.identityFiles()) {
-            out.println("identityfile " + p);
-        }
-        out.println("globalknownhostsfile " + knownHostsLine(c.globalKnownHostsFiles()));
-        out.println("userknownhostsfile " + knownHostsLine(c.userKnownHostsFiles()));
-        out.println("stricthostkeychecking " + c.strictHostKeyChecking().name().toLowerCase(Locale.ROOT)
-                .replace('_', '-'));
-        out.println("connecttimeout " + (c.connectTimeoutSeconds() == 0 ? "none" : c.connectTimeoutSeconds()));
-        out.println("serveraliveinterval " + c.serverAliveIntervalSeconds());
-        out.println("serveralivecountmax " + c.serverAliveCountMax());
-        out.println("batchmode " + (c.batchMode() ? "yes" : "no"));
-        out.println("hashknownhosts " + (c.flag("HashKnownHosts", false) ? "yes" : "no"));
-        List<String> kex = ClientSetup.kex(c);
-        if (kex != null) {
-            out.println("kexalgorithms " + String.join(",", kex));
-        }
-        for (ForwardSpec f : c.forwards()) {
-            out.println(f.kind().name().toLowerCase(Locale.ROOT) + "forward " + f);
-        }
-        for (Map.Entry<String, List<OptionValue>> e : List.of("ProxyJump", "RequirePostQuantumKex",
-                "KEMAuthAlgorithms", "IdentityKEMFile", "LogLevel", "RequestTTY", "HostKeyAlgorithms",
-                "PubkeyAcceptedAlgorithms", "Ciphers", "MACs", "EscapeChar", "Tag", "RemoteCommand", "SetEnv",
-                "SendEnv", "ForwardAgent").stream().map(k -> Map.entry(k, c.values(k))).toList()) {
-            for (OptionValue v : e.getValue()) {
-                out.println(e.getKey().toLowerCase(Locale.ROOT) + " " + v.joined());
-            }
-        }
+        io.pqssh.client.ssh.ConfigDump.lines(c).forEach(out::println);
     }
 
     /**
@@ -869,8 +836,7 @@ public final class SshCommand implements Callable<Integer> {
     private static List<Path> defaultIdentities(Path home) {
         Path ssh = home.resolve(".ssh");
         List<Path> out = new ArrayList<>();
-        for (String n : List.of("id_mlkem768", "id_mlkem1024", "id_mlkem512", "id_mldsa44_ed25519", "id_rsa",
-                "id_ecdsa", "id_ed25519")) {
+        for (String n : io.pqssh.client.ssh.ConfigDump.DEFAULT_IDENTITIES) {
             if (Files.isRegularFile(ssh.resolve(n))) {
                 out.add(ssh.resolve(n));
             }

@@ -65,6 +65,10 @@ public record ForwardSpec(Kind kind, String bindAddress, Integer bindPort, Strin
                     if (f.size() == 2 && isPath(f.get(1))) {
                         return bind(kind, null, f.get(0), null, null, f.get(1));
                     }
+                    if (f.size() == 3 && isPath(f.get(2))) {
+                        // [bind_address:]port to a Unix socket: "127.0.0.1:9001 /run/app.sock", as ssh reads it
+                        return bind(kind, f.get(0), f.get(1), null, null, f.get(2));
+                    }
                     if (f.size() == 3) {
                         return isPath(f.get(0)) ? bind(kind, null, f.get(0), f.get(1), f.get(2), null)
                                 : bind(kind, null, f.get(0), f.get(1), f.get(2), null);

@@ -44,7 +44,7 @@ public final class Keywords {
         supported("SessionType", false, Validators.choice("none", "subsystem", "default"));
         supported("StdinNull", false, Validators.flag());
         supported("ForkAfterAuthentication", false, Validators.flag());
-        supported("SetEnv", true, Validators.atLeast(1));
+        supported("SetEnv", false, Validators.atLeast(1)); // the first SetEnv line wins whole, as ssh (not SendEnv)
         supported("SendEnv", true, Validators.atLeast(1));
         supported("Compression", false, Validators.flag());
         supported("RefuseConnection", false, Validators.flag());
