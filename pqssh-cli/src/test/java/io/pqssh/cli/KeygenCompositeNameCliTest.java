@@ -58,6 +58,19 @@ class KeygenCompositeNameCliTest {
                 old.toString());
         assertEquals(0, b.rc(), b.all());
         assertEquals("ssh-mldsa44-ed25519@openssh.com", pubType(old));
+        // certified by an Ed25519 CA: 10.6's certificate name (not the -cert-v01 rule), -L labels it as ssh-keygen would
+        Path ca = dir.resolve("ca");
+        assertEquals(0, CliHarness.pqssh("keygen", "-t", "ed25519", "-N", "", "-q", "-f", ca.toString()).rc());
+        CliHarness.Result signed = CliHarness.pqssh("keygen", "-s", ca.toString(), "-I", "alice@10.6", "-n", "alice",
+                CliHarness.pub(ietf).toString());
+        assertEquals(0, signed.rc(), signed.all());
+        Path cert = dir.resolve("id_new-cert.pub");
+        assertEquals("ssh-mldsa44-ed25519-cert", Files.readString(cert).split(" ")[0]);
+        CliHarness.Result listed = CliHarness.pqssh("keygen", "-L", "-f", cert.toString());
+        assertEquals(0, listed.rc(), listed.all());
+        assertTrue(listed.out().contains("Type: ssh-mldsa44-ed25519-cert user certificate"), listed.all());
+        assertTrue(listed.out().contains("Public key: MLDSA44-ED25519-CERT "), listed.all());
+
         // the full names work as -t too
         Path full = dir.resolve("id_full");
         assertEquals(0, CliHarness.pqssh("keygen", "-t", "ssh-mldsa44-ed25519", "-N", "", "-q", "-f",

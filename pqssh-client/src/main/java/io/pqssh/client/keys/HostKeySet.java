@@ -22,7 +22,10 @@ public final class HostKeySet {
     public record HostKeyType(String type, String display, String fileName) {
     }
 
-    /** OpenSSH 10.5's list and order (RSA and ECDSA need OpenSSL there; ML-DSA needs its USE_MLDSA, on by default). */
+    /**
+     * OpenSSH 10.5's list and order (RSA and ECDSA need OpenSSL there; ML-DSA needs its USE_MLDSA, on by default); the
+     * composite is made under OpenSSH 10.6's name, as {@code -t mldsa44-ed25519} is.
+     */
     public static final List<HostKeyType> OPENSSH_10_5 = List.of(
             new HostKeyType("rsa", "RSA", "ssh_host_rsa_key"),
             new HostKeyType("ecdsa", "ECDSA", "ssh_host_ecdsa_key"),

@@ -29,7 +29,7 @@ import io.pqssh.core.provider.ProviderChoice;
  * The timing runs only where a server asks for it with {@link #startSelection()} (clients verifying host keys and
  * key-file loading should not spend seconds of CPU on it); with the property set explicitly, the first
  * verification starts the selection too. Until the selection is done, verification uses Bouncy Castle. The
- * composites ({@code ssh-mldsa44-ed25519@openssh.com}, the Ed25519 AND composites) stay on Bouncy Castle.
+ * composites ({@code ssh-mldsa44-ed25519} under either name, the Ed25519 AND composites) stay on Bouncy Castle.
  * The choice is logged once at INFO.
  */
 public final class SigProviders {
