@@ -308,7 +308,7 @@ public final class ServerCommand implements Callable<Integer> {
                 .sessionPrelude(c.sessionPrelude()).sftpServer(c.sftpServer)
                 // the 'invalid user' of sshd's log lines (refusing is the LoginPolicy's business)
                 .validUser(user -> io.pqssh.server.UserPaths.home(user).isPresent())
-                .forwarding(c.forwarding).acceptEnv(c.acceptEnv)
+                .forwarding(c.forwarding).acceptEnv(c.acceptEnv).permitUserEnvironment(c.permitUserEnvironment)
                 // as sshd: pty logins in utmp, wtmp and lastlog, and "Last login" (PrintLastLog)
                 .loginRecords(new io.pqssh.server.daemon.SystemLoginRecords(), c.printLastLog);
         FileKeyAuthorizers auth = new FileKeyAuthorizers(c.authorizedKeysFile, c.authorizedKemKeysFile,

@@ -154,6 +154,7 @@ public final class PqsshServer implements AutoCloseable {
         private io.pqssh.server.session.SessionPrelude sessionPrelude =
                 io.pqssh.server.session.SessionPrelude.NONE;
         private List<String> acceptEnv = List.of();
+        private io.pqssh.server.session.UserEnvironment userEnvironment;
         private io.pqssh.server.session.LoginRecords.Settings loginRecords;
         private int maxSessions = io.pqssh.server.session.SessionLimit.DEFAULT;
         private io.pqssh.server.session.ConnectionTimeouts.Settings timeouts =
@@ -377,6 +378,16 @@ public final class PqsshServer implements AutoCloseable {
          */
         public Builder acceptEnv(List<String> patterns) {
             this.acceptEnv = List.copyOf(patterns);
+            return this;
+        }
+
+        /**
+         * sshd's {@code PermitUserEnvironment} under {@link #logins}: the accepted key's {@code environment=} options
+         * and {@code ~/.ssh/environment} (read as the user) set variables of the user's session process. Default
+         * null, sshd's {@code no}.
+         */
+        public Builder permitUserEnvironment(io.pqssh.server.session.UserEnvironment setting) {
+            this.userEnvironment = setting;
             return this;
         }
 
@@ -674,6 +685,9 @@ public final class PqsshServer implements AutoCloseable {
                 LOG.info("not running as root: only user {} can log in, and sessions run as {}", me, me);
             }
             sshd.setAttribute(io.pqssh.server.session.SessionPrelude.KEY, sessionPrelude);
+            if (userEnvironment != null) {
+                sshd.setAttribute(io.pqssh.server.session.UserEnvironment.KEY, userEnvironment);
+            }
             if (loginRecords != null) {
                 sshd.setAttribute(io.pqssh.server.session.LoginRecords.KEY, loginRecords);
             }

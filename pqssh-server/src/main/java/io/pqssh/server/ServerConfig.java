@@ -85,6 +85,8 @@ public final class ServerConfig {
 
     /** {@code AcceptEnv}: patterns of the client's {@code env} variable names a session gets (sshd: none by default). */
     public final List<String> acceptEnv = new ArrayList<>();
+    /** {@code PermitUserEnvironment} (null: no). */
+    public io.pqssh.server.session.UserEnvironment permitUserEnvironment;
     /** PrintMotd, PermitUserRC, and pqssh's own MotdFile (default /etc/motd). */
     public boolean printMotd = true;
     public boolean permitUserRc = true;
@@ -350,6 +352,8 @@ public final class ServerConfig {
                 case "gatewayports" -> forwarding = forwarding.gatewayPorts(
                         io.pqssh.server.forward.ForwardingPolicy.GatewayPorts.parse(value));
                 case "acceptenv" -> acceptEnv.addAll(envPatterns(value));
+                case "permituserenvironment" -> permitUserEnvironment =
+                        io.pqssh.server.session.UserEnvironment.parse(value);
                 case "allowagentforwarding" -> forwarding = forwarding.allowAgentForwarding(yesNo(value));
                 case "disableforwarding" -> forwarding = forwarding.disableForwarding(yesNo(value));
                 case "allowstreamlocalforwarding" -> forwarding = forwarding.allowStreamLocalForwarding(
@@ -441,7 +445,7 @@ public final class ServerConfig {
         o.add("persourcemaxstartups " + (preAuth.perSourceMaxStartups() == 0 ? "none"
                 : preAuth.perSourceMaxStartups()));
         o.add("permittunnel no");
-        o.add("permituserenvironment no");
+        o.add("permituserenvironment " + io.pqssh.server.session.UserEnvironment.sshdT(permitUserEnvironment));
         o.add("pubkeyauthoptions none");
         o.addAll(forwarding.sshdTLines());
         o.addAll(access.sshdTLines());

@@ -140,8 +140,6 @@ public final class SshdKeywords {
             // Ignoring these could admit what the admin meant to refuse: refused unless the value is pqssh's own.
             case "permittunnel" -> v.equals("no") ? apply() : refuse("tun forwarding is not implemented");
             case "permittty" -> v.equals("yes") ? apply() : refuse("PermitTTY no is not implemented");
-            case "permituserenvironment" -> v.equals("no") ? apply()
-                    : refuse("~/.ssh/environment is not read (PermitUserEnvironment no only)");
             case "forcecommand" -> v.equals("none") ? apply() : refuse("ForceCommand is not implemented");
             case "chrootdirectory" -> v.equals("none") ? apply() : refuse("ChrootDirectory is not implemented");
             case "revokedkeys" -> v.equals("none") ? apply() : refuse("RevokedKeys is not implemented");

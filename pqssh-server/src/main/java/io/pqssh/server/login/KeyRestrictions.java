@@ -113,7 +113,7 @@ public final class KeyRestrictions {
         return permitListen;
     }
 
-    /** {@code environment="NAME=value"} entries (sshd applies them only with PermitUserEnvironment; pqssh does not). */
+    /** {@code environment="NAME=value"} entries (applied only with PermitUserEnvironment, as sshd: UserEnvironment). */
     public List<String> environment() {
         return environment;
     }

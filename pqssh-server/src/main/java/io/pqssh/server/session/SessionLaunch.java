@@ -88,6 +88,17 @@ public final class SessionLaunch {
     /** As above, with the client's accepted {@code env} variables ({@code AcceptEnv}) set first. */
     public static SessionLaunch of(Account account, boolean switchUid, String command, SocketAddress client,
             SocketAddress local, Map<String, String> clientEnv, Map<String, String> extraEnv) {
+        return of(account, switchUid, command, client, local, clientEnv, Map.of(), extraEnv);
+    }
+
+    /**
+     * As above, with {@code userEnv} ({@link UserEnvironment}: the key's environment= options and
+     * ~/.ssh/environment) after sshd's USER, HOME, PATH..., which it may override as in sshd, and before SSH_CLIENT,
+     * SSH_CONNECTION and {@code extraEnv}, which it may not.
+     */
+    public static SessionLaunch of(Account account, boolean switchUid, String command, SocketAddress client,
+            SocketAddress local, Map<String, String> clientEnv, Map<String, String> userEnv,
+            Map<String, String> extraEnv) {
         Objects.requireNonNull(account, "account");
         Map<String, String> env = new LinkedHashMap<>(clientEnv);
         env.put("USER", account.name());
@@ -96,6 +107,7 @@ public final class SessionLaunch {
         env.put("SHELL", account.shell());
         env.put("PATH", account.uid() == 0 ? ROOT_PATH : USER_PATH);
         env.put("MAIL", "/var/mail/" + account.name());
+        env.putAll(userEnv);
         if (client instanceof InetSocketAddress c && local instanceof InetSocketAddress l && c.getAddress() != null
                 && l.getAddress() != null) {
             String ca = c.getAddress().getHostAddress();

@@ -31,13 +31,14 @@ record SessionTarget(Account account, boolean switchUid) {
     }
 
     /** The launch for {@code command} (null: login shell) with the channel's forced-command variable, plus more. */
-    SessionLaunch launch(ChannelSession channel, Environment env, String command, Map<String, String> more) {
+    SessionLaunch launch(ChannelSession channel, Environment env, String command, Map<String, String> more)
+            throws IOException {
         return launch(channel, env, command, more, false);
     }
 
     /** As above; a subsystem runs no rc file. */
     SessionLaunch launch(ChannelSession channel, Environment env, String command, Map<String, String> more,
-            boolean subsystem) {
+            boolean subsystem) throws IOException {
         ServerSession s = channel.getServerSession();
         Map<String, String> extra = new LinkedHashMap<>(more);
         String original = env.getEnv().get(PqsshChannelSession.ORIGINAL_COMMAND);
@@ -55,8 +56,11 @@ record SessionTarget(Account account, boolean switchUid) {
             // a key with no-user-rc (or restrict): sshd then runs /etc/ssh/sshrc only
             prelude = new SessionPrelude(prelude.motd(), false, prelude.systemRc());
         }
+        UserEnvironment permitted = s.getFactoryManager().getAttribute(UserEnvironment.KEY);
+        Map<String, String> userEnv = permitted == null ? Map.of()
+                : permitted.collect(KeyRestrictions.of(s).environment(), account, switchUid);
         SessionLaunch launch = SessionLaunch.of(account, switchUid, command, s.getClientAddress(),
-                s.getIoSession().getLocalAddress(), accepted, extra);
+                s.getIoSession().getLocalAddress(), accepted, userEnv, extra);
         return prelude == null ? launch : launch.withPrelude(prelude, command == null, subsystem);
     }
 }
