@@ -13,4 +13,9 @@ public final class CbomTestAccess {
     public static String scanCbom(List<ScanResult> results) throws IOException {
         return CbomTest.scanCbom(results);
     }
+
+    /** The results of the real ZGrab2 records fixture. */
+    public static List<ScanResult> fixtureResults() throws IOException {
+        return Zgrab2ReaderTest.read(new java.io.ByteArrayInputStream(CbomTest.fixture())).results();
+    }
 }

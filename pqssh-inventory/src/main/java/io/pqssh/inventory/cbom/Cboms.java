@@ -43,7 +43,15 @@ public final class Cboms {
 
     /** The scan CBOM as a streaming report: one protocol component per SSH target, written as results arrive. */
     public static ScanSink scan(OutputStream out) throws IOException {
-        CbomWriter w = CbomWriter.open(out, "scan");
+        return scan(CbomWriter.open(out, "scan"));
+    }
+
+    /** The same document made the library's own, slower way (CbomWriter.openViaBom): the reference for tests. */
+    static ScanSink scanViaBom(OutputStream out) throws IOException {
+        return scan(CbomWriter.openViaBom(out, "scan"));
+    }
+
+    private static ScanSink scan(CbomWriter w) {
         return new ScanSink() {
             private long ssh;
             private long seq;
@@ -256,7 +264,16 @@ public final class Cboms {
      * algorithm, and one {@code file} component per file that depends on the keys in it.
      */
     public static void audit(List<Finding> findings, OutputStream out) throws IOException {
-        try (CbomWriter w = CbomWriter.open(out, "audit")) {
+        audit(findings, CbomWriter.open(out, "audit"));
+    }
+
+    /** {@link #audit} the library's own, slower way (CbomWriter.openViaBom): the reference for tests. */
+    static void auditViaBom(List<Finding> findings, OutputStream out) throws IOException {
+        audit(findings, CbomWriter.openViaBom(out, "audit"));
+    }
+
+    private static void audit(List<Finding> findings, CbomWriter writer) throws IOException {
+        try (CbomWriter w = writer) {
             Map<String, List<Finding>> byFile = new LinkedHashMap<>();
             for (Finding f : findings) {
                 if (f.keyType() != null && f.fingerprint() != null) {
