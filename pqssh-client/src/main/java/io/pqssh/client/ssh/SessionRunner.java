@@ -79,13 +79,23 @@ public final class SessionRunner {
                 log.debug1("Sending subsystem: " + command);
                 return finish(s, null, stdinNull, -1, terminal);
             }
+            // ssh's line when the server refuses the pty; with -t/-tt (asked for explicitly) the session then ends
+            // (255), as ssh's client_status_confirm fails the channel; otherwise it goes on without a pty
+            PtyCapableChannelSession[] opened = new PtyCapableChannelSession[1];
+            java.util.function.IntConsumer refused = id -> {
+                log.error("PTY allocation request failed on channel " + id);
+                if (tty == Tty.YES || tty == Tty.FORCE) {
+                    opened[0].close(false);
+                }
+            };
             if (command == null) {
-                ch = session.createShellChannel();
+                ch = PtyChannels.shell(session, refused);
                 log.debug1("Requesting shell.");
             } else {
-                ch = session.createExecChannel(command);
+                ch = PtyChannels.exec(session, command, refused);
                 log.debug1("Sending command: " + command);
             }
+            opened[0] = ch;
             ch.setUsePty(wantPty);
             ch.setAgentForwarding(Boolean.TRUE.equals(session.getAttribute(Forwarding.FORWARD_AGENT)));
             if (wantPty) {

@@ -264,18 +264,33 @@ public final class SftpShell {
         boolean all = opts.contains("a");
         List<String> shown = new ArrayList<>();
         List<String> longNames = new ArrayList<>();
+        // names not read from a directory (a file, glob matches): sftp builds their long lines from the attributes
+        List<String> statNames = new ArrayList<>();
+        List<SftpClient.Attributes> statAttrs = new ArrayList<>();
         String arg = args.isEmpty() ? null : args.get(0);
         String path = arg == null ? cwd : resolve(arg);
-        if (hasGlob(path)) {
-            List<String> matches = glob(path);
-            if (matches.isEmpty()) {
-                throw new Failure("Can't ls: \"" + path + "\" not found");
-            }
+        List<String> matches = hasGlob(path) ? glob(path) : null;
+        if (matches != null && matches.isEmpty()) {
+            throw new Failure("Can't ls: \"" + path + "\" not found");
+        }
+        if (matches != null && matches.size() == 1 && isDirectory(matches.get(0))) {
+            // as sftp: a glob that names one directory lists that directory
+            String m = matches.get(0);
+            arg = arg.contains("/") ? arg.substring(0, arg.lastIndexOf('/') + 1) + baseName(m) : baseName(m);
+            path = m;
+            matches = null;
+        }
+        if (matches != null) {
             for (String m : matches) {
                 String name = arg.contains("/") ? arg.substring(0, arg.lastIndexOf('/') + 1) + baseName(m)
                         : baseName(m);
                 shown.add(name);
-                longNames.add(name);
+                if (longView) {
+                    // glob(3)'s GLOB_MARK, as sftp: a directory's name ends with '/'
+                    SftpClient.Attributes a = sftp.lstat(m);
+                    statNames.add(a.isDirectory() ? name + "/" : name);
+                    statAttrs.add(a);
+                }
             }
         } else {
             SftpClient.Attributes a;
@@ -286,9 +301,12 @@ public final class SftpShell {
             }
             if (!a.isDirectory()) {
                 shown.add(arg);
-                longNames.add(arg);
+                statNames.add(arg);
+                statAttrs.add(a);
             } else {
                 String prefix = arg == null ? "" : (arg.endsWith("/") ? arg : arg + "/");
+                // sftp 9.2 builds every long line itself when the server can name owners and groups
+                boolean ownLines = SftpLongList.serverNamesIds(sftp);
                 List<SftpClient.DirEntry> entries = new ArrayList<>();
                 SftpTransfers.readDir(sftp, path, err).forEach(entries::add);
                 entries.sort(java.util.Comparator.comparing(SftpClient.DirEntry::getFilename));
@@ -298,6 +316,11 @@ public final class SftpShell {
                         continue;
                     }
                     shown.add(prefix + n);
+                    if (longView && ownLines) {
+                        statNames.add(prefix + n);
+                        statAttrs.add(e.getAttributes());
+                        continue;
+                    }
                     String l = e.getLongFilename();
                     longNames.add(l != null && l.endsWith(n) ? l.substring(0, l.length() - n.length()) + prefix + n
                             : prefix + n);
@@ -305,11 +328,20 @@ public final class SftpShell {
             }
         }
         if (longView) {
+            longNames.addAll(SftpLongList.lines(sftp, statNames, statAttrs));
             longNames.forEach(out::println);
         } else if (oneColumn) {
             shown.forEach(out::println);
         } else {
             columns(shown);
+        }
+    }
+
+    private boolean isDirectory(String remotePath) {
+        try {
+            return sftp.stat(remotePath).isDirectory();
+        } catch (IOException e) {
+            return false;
         }
     }
 

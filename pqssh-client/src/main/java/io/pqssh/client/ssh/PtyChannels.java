@@ -1,0 +1,134 @@
+package io.pqssh.client.ssh;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.Map;
+import java.util.function.IntConsumer;
+
+import org.apache.sshd.client.channel.ChannelExec;
+import org.apache.sshd.client.channel.ChannelShell;
+import org.apache.sshd.client.channel.PtyCapableChannelSession;
+import org.apache.sshd.client.session.ClientSession;
+import org.apache.sshd.common.SshConstants;
+import org.apache.sshd.common.io.IoWriteFuture;
+import org.apache.sshd.common.session.ConnectionService;
+import org.apache.sshd.common.util.buffer.Buffer;
+
+/**
+ * Shell and exec channels that learn whether the server allocated the pty, as ssh does: MINA sends {@code pty-req}
+ * without asking for a reply, so a refusal (sshd's {@code PermitTTY no}) went unnoticed. These channels set the
+ * want-reply flag of their {@code pty-req} on its way out and match the server's SUCCESS/FAILURE replies to the
+ * requests that asked for one, in order (RFC 4254 §5.4: replies come in request order); a refused pty calls
+ * {@code onPtyRefused} with the channel's id.
+ */
+final class PtyChannels {
+    private PtyChannels() {
+    }
+
+    static PtyCapableChannelSession shell(ClientSession session, IntConsumer onPtyRefused) throws IOException {
+        Shell ch = new Shell(onPtyRefused);
+        session.getService(ConnectionService.class).registerChannel(ch);
+        return ch;
+    }
+
+    static PtyCapableChannelSession exec(ClientSession session, String command, IntConsumer onPtyRefused)
+            throws IOException {
+        Exec ch = new Exec(command, onPtyRefused);
+        session.getService(ConnectionService.class).registerChannel(ch);
+        return ch;
+    }
+
+    /** The requests of one channel that asked for a reply, oldest first. */
+    private static final class Replies {
+        private final ArrayDeque<String> pending = new ArrayDeque<>();
+        private final IntConsumer onPtyRefused;
+
+        Replies(IntConsumer onPtyRefused) {
+            this.onPtyRefused = onPtyRefused;
+        }
+
+        /** Notes a CHANNEL_REQUEST about to be sent; a pty-req is made to ask for its reply. */
+        synchronized void outgoing(Buffer b) {
+            byte[] a = b.array();
+            int p = b.rpos();
+            if (b.available() < 10 || a[p] != SshConstants.SSH_MSG_CHANNEL_REQUEST) {
+                return;
+            }
+            int len = ((a[p + 5] & 0xff) << 24) | ((a[p + 6] & 0xff) << 16) | ((a[p + 7] & 0xff) << 8)
+                    | (a[p + 8] & 0xff);
+            int flag = p + 9 + len;
+            if (len < 0 || flag >= b.wpos()) {
+                return;
+            }
+            String name = new String(a, p + 9, len, StandardCharsets.US_ASCII);
+            if (name.equals("pty-req")) {
+                a[flag] = 1;
+            }
+            if (a[flag] != 0) {
+                pending.add(name);
+            }
+        }
+
+        synchronized void reply(boolean success, int channelId) {
+            String name = pending.poll();
+            if (!success && "pty-req".equals(name)) {
+                onPtyRefused.accept(channelId);
+            }
+        }
+    }
+
+    private static final class Shell extends ChannelShell {
+        private final Replies replies;
+
+        Shell(IntConsumer onPtyRefused) {
+            super(null, Map.of());
+            this.replies = new Replies(onPtyRefused);
+        }
+
+        @Override
+        public IoWriteFuture writePacket(Buffer buffer) throws IOException {
+            replies.outgoing(buffer);
+            return super.writePacket(buffer);
+        }
+
+        @Override
+        public void handleSuccess() throws IOException {
+            replies.reply(true, (int) getChannelId());
+            super.handleSuccess();
+        }
+
+        @Override
+        public void handleFailure() throws IOException {
+            replies.reply(false, (int) getChannelId());
+            super.handleFailure();
+        }
+    }
+
+    private static final class Exec extends ChannelExec {
+        private final Replies replies;
+
+        Exec(String command, IntConsumer onPtyRefused) {
+            super(command, null, Map.of());
+            this.replies = new Replies(onPtyRefused);
+        }
+
+        @Override
+        public IoWriteFuture writePacket(Buffer buffer) throws IOException {
+            replies.outgoing(buffer);
+            return super.writePacket(buffer);
+        }
+
+        @Override
+        public void handleSuccess() throws IOException {
+            replies.reply(true, (int) getChannelId());
+            super.handleSuccess();
+        }
+
+        @Override
+        public void handleFailure() throws IOException {
+            replies.reply(false, (int) getChannelId());
+            super.handleFailure();
+        }
+    }
+}
