@@ -296,7 +296,8 @@ public final class ServerCommand implements Callable<Integer> {
         io.pqssh.server.login.PamLogins pam = c.usePam
                 ? io.pqssh.server.login.PamLogins.checked(io.pqssh.server.login.PamLogins.SSHD) : null;
         PqsshServer.Builder b = PqsshServer.builder().listen(c.listenSockets())
-                .hostKeys(hostKeys(c)).kex(c.kexAlgorithms).ciphers(c.ciphers).macs(c.macs)
+                .hostKeys(hostKeys(c)).hostCertificates(c.hostCertificates).kex(c.kexAlgorithms).ciphers(c.ciphers)
+                .macs(c.macs)
                 .hostKeyAlgorithms(c.hostKeyAlgorithms).pubkeyAcceptedAlgorithms(c.pubkeyAcceptedAlgorithms)
                 .requirePostQuantumKex(c.requirePostQuantumKex)
                 .authenticationMethods(c.authenticationMethods).maxAuthTries(c.maxAuthTries)

@@ -404,6 +404,11 @@ public final class SshCommand implements Callable<Integer> {
         io.pqssh.client.kex.ServerProposalCache kexCache = kexGuessCache(config);
         io.pqssh.client.kex.PreparedKemShare share = early != null && config.flag("GuessKex", true)
                 ? prepareKemShare(config, kexCache, host, p) : null;
+        // host certificates' CAs: the list as given (+/-/^ against OpenSSH's default, which the codec's own
+        // refusal of SHA-1 ssh-rsa already matches)
+        HostKeyCheck.caSignatureAlgorithms(config.string("CASignatureAlgorithms").isEmpty() ? null
+                : io.pqssh.client.config.AlgorithmList.apply("CASignatureAlgorithms",
+                        config.string("CASignatureAlgorithms").get(), CA_SIGNATURE_DEFAULT, CA_SIGNATURE_DEFAULT));
         PqsshClient.Builder b = PqsshClient.builder()
                 .earlyConnection(lastHop == null ? early : null)
                 .preparedKemShare(share)
@@ -760,7 +765,7 @@ public final class SshCommand implements Callable<Integer> {
             return 255;
         }
         String why = Failures.oneLine(e);
-        if (why.contains("Server key did not validate")) {
+        if (why.contains("Server key did not validate") || HostKeyCheck.refused(minaClient)) {
             return 255; // HostKeyCheck said why, ending with ssh's "Host key verification failed."
         }
         if (why.contains("No more authentication methods")) {
@@ -831,6 +836,21 @@ public final class SshCommand implements Callable<Integer> {
             });
         }
         return io.pqssh.client.ssh.UserCertificates.order(configured, ids.perFile(), explicit);
+    }
+
+    /** OpenSSH 10's CASignatureAlgorithms default, then pqssh's post-quantum signature types. */
+    private static final List<String> CA_SIGNATURE_DEFAULT;
+
+    static {
+        List<String> d = new ArrayList<>(List.of("ssh-ed25519", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384",
+                "ecdsa-sha2-nistp521", "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com",
+                "rsa-sha2-512", "rsa-sha2-256"));
+        for (io.pqssh.core.sig.SignatureKeyType t : io.pqssh.core.sig.SignatureKeyType.values()) {
+            if (!d.contains(t.sshName())) {
+                d.add(t.sshName());
+            }
+        }
+        CA_SIGNATURE_DEFAULT = List.copyOf(d);
     }
 
     private static List<Path> defaultIdentities(Path home) {

@@ -95,7 +95,9 @@ final class ForwardingHarness implements AutoCloseable {
     int startSshd(Path authorizedKeys, String... extraConfig) throws Exception {
         CliHarness.requireBinary(CliHarness.SSHD, "openssh-server");
         CliHarness.ensureSshdPrivsepDir();
-        Path hostKey = CliHarness.sshKeygen(dir.resolve("sshd_host_key"), "ed25519");
+        // made once per test directory, so that a test can certify it (HostCertificate) before starting sshd
+        Path hostKey = Files.exists(dir.resolve("sshd_host_key")) ? dir.resolve("sshd_host_key")
+                : CliHarness.sshKeygen(dir.resolve("sshd_host_key"), "ed25519");
         for (int attempt = 0; attempt < 3; attempt++) {
             int port = CliHarness.freePort();
             Path cfg = dir.resolve("sshd_config-" + port);

@@ -121,6 +121,7 @@ public final class PqsshServer implements AutoCloseable {
         private int port;
         private List<java.net.InetSocketAddress> listen;
         private KeyPairProvider hostKeys;
+        private List<java.nio.file.Path> hostCertificates = List.of();
         private KemServerSettings kem;
         private boolean kemAnd = true;
         private PublickeyAuthenticator publickey;
@@ -184,6 +185,15 @@ public final class PqsshServer implements AutoCloseable {
 
         public Builder hostKeys(KeyPairProvider provider) {
             this.hostKeys = provider;
+            return this;
+        }
+
+        /**
+         * {@code HostCertificate} files: each certificate is offered with the host key it certifies; unusable ones
+         * are logged and skipped at start, as sshd does ({@link HostCertificates}).
+         */
+        public Builder hostCertificates(List<java.nio.file.Path> files) {
+            this.hostCertificates = List.copyOf(files);
             return this;
         }
 
@@ -527,6 +537,16 @@ public final class PqsshServer implements AutoCloseable {
                 sshd.setPort(port);
             }
             sshd.setKeyPairProvider(Objects.requireNonNull(hostKeys, "host keys"));
+            if (!hostCertificates.isEmpty()) {
+                Iterable<java.security.KeyPair> keys;
+                try {
+                    keys = hostKeys.loadKeys(null);
+                } catch (java.security.GeneralSecurityException e) {
+                    throw new IOException("host keys: " + e.getMessage(), e);
+                }
+                sshd.setHostKeyCertificateProvider(HostCertificates.provider(HostCertificates.load(hostCertificates,
+                        keys, e -> LOG.error(e))));
+            }
             sshd.setKeyExchangeFactories(PqKex.factories(kex, ServerBuilder.DH2KEX));
             List<UserAuthFactory> auth = new ArrayList<>();
             if (publickey != null) {

@@ -32,6 +32,8 @@ public final class ServerConfig {
     /** AddressFamily: any, inet, inet6. */
     public String addressFamily = "any";
     public final List<Path> hostKeys = new ArrayList<>();
+    /** HostCertificate: host certificates offered with the host keys they certify (accumulates, as in sshd). */
+    public final List<Path> hostCertificates = new ArrayList<>();
     public String authorizedKeysFile = ".ssh/authorized_keys";
     public String authorizedKemKeysFile = ".ssh/authorized_kem_keys";
     /** TrustedUserCAKeys: CA public keys whose user certificates are accepted (null: none). */
@@ -214,9 +216,10 @@ public final class ServerConfig {
         if (key.equals("port") && portsFromCommandLine && !where.startsWith("command-line")) {
             return; // sshd -p: the file's Port lines are not used
         }
-        // sshd: HostKey, AcceptEnv, Port, ListenAddress and the four access lists add up over every line; any other
-        // keyword's first value wins
-        boolean first = seen.add(key) || key.equals("hostkey") || key.equals("acceptenv") || key.equals("port")
+        // sshd: HostKey, HostCertificate, AcceptEnv, Port, ListenAddress and the four access lists add up over every
+        // line; any other keyword's first value wins
+        boolean first = seen.add(key) || key.equals("hostkey") || key.equals("hostcertificate")
+                || key.equals("acceptenv") || key.equals("port")
                 || key.equals("listenaddress") || key.equals("allowusers")
                 || key.equals("denyusers") || key.equals("allowgroups") || key.equals("denygroups");
         if (!first) {
@@ -257,6 +260,7 @@ public final class ServerConfig {
                     }
                 }
                 case "hostkey", "hostdsakey" -> hostKeys.add(Path.of(value));
+                case "hostcertificate" -> hostCertificates.add(Path.of(value));
                 case "permitrootlogin" -> permitRootLogin = switch (value.toLowerCase(Locale.ROOT)) {
                     case "yes" -> "yes";
                     case "no" -> "no";
@@ -435,6 +439,9 @@ public final class ServerConfig {
         List<Path> keys = hostKeys.isEmpty() && sshdDefaults ? SSHD_HOST_KEYS : hostKeys;
         for (Path k : keys) {
             o.add("hostkey " + k);
+        }
+        for (Path k : hostCertificates) {
+            o.add("hostcertificate " + k);
         }
         for (String e : acceptEnv) {
             o.add("acceptenv " + e);

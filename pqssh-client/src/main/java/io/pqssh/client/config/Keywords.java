@@ -68,6 +68,7 @@ public final class Keywords {
         supported("IdentityFile", true, Validators.exactly(1));
         supported("IdentitiesOnly", false, Validators.flag());
         supported("CertificateFile", true, Validators.exactly(1));
+        supported("CASignatureAlgorithms", false, Validators.exactly(1));
         supported("PreferredAuthentications", false, Validators.exactly(1));
         supported("PasswordAuthentication", false, Validators.flag());
         supported("PubkeyAuthentication", false, Validators.choice("yes", "no", "unbound", "host-bound", "true",
@@ -119,7 +120,6 @@ public final class Keywords {
         ignored("CanonicalizeFallbackLocal", "used only with CanonicalizeHostname");
         ignored("CanonicalizeMaxDots", "used only with CanonicalizeHostname");
         ignored("CanonicalizePermittedCNAMEs", "used only with CanonicalizeHostname");
-        ignored("CASignatureAlgorithms", "certificates are not accepted at all");
         ignored("ControlPath", "connection sharing is not implemented yet (see ControlMaster)");
         ignored("ControlPersist", "connection sharing is not implemented yet (see ControlMaster)");
         ignored("EnableSSHKeysign", "hostbased authentication is not implemented");

@@ -70,8 +70,13 @@ public final class FirstKexGuessSender implements ReservedSessionMessagesHandler
         List<String> kex = NamedResource.getNameList(cs.getKeyExchangeFactories());
         List<String> hostKeys = NamedResource.getNameList(cs.getSignatureFactories());
         Set<String> types = knownHostKeyTypes.apply(a.getHostName(), a.getPort());
+        // a server with a host certificate: the certificate algorithm must stay ahead of the plain ones, as OpenSSH
+        // negotiates (sshd lists its plain algorithms first), so that its CA and @revoked lines are applied
+        boolean certs = known.hostKeys().stream()
+                .anyMatch(org.apache.sshd.common.config.keys.KeyUtils::isCertificateAlgorithm);
         FirstKexGuess.Plan plan = FirstKexGuess.plan(kex, hostKeys, known,
-                alg -> io.pqssh.mina.internal.keys.HostKeyAlgorithmOrder.isKnown(alg, types), PqKex::isPostQuantum,
+                alg -> (!certs || org.apache.sshd.common.config.keys.KeyUtils.isCertificateAlgorithm(alg))
+                        && io.pqssh.mina.internal.keys.HostKeyAlgorithmOrder.isKnown(alg, types), PqKex::isPostQuantum,
                 io.pqssh.mina.keys.PqSignatureFactories::isPq);
         if (plan.guess()) {
             cs.setKeyExchangeFactories(FirstKexGuess.reorder(cs.getKeyExchangeFactories(), plan.kex()));

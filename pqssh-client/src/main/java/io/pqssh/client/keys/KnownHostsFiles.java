@@ -17,9 +17,8 @@ import io.pqssh.core.keys.PublicKeyLine;
  * {@code check_key_in_hostkeys} decide it: the user files then the global ones are read, each line whose host
  * patterns match the name ({@code *}, {@code ?}, comma lists, a matching {@code !pattern} vetoes the line, hashed
  * {@code |1|} names by HMAC) is kept; an {@code @revoked} line for the key wins over everything, a plain line with the
- * key makes it known, a plain line with another key makes it changed. {@code @cert-authority} lines are read but
- * only vouch for host certificates, which pqssh does not accept, so they neither make a plain key known nor
- * changed.
+ * key makes it known, a plain line with another key makes it changed. {@code @cert-authority} lines only vouch for
+ * host certificates ({@link #certAuthority}), so they neither make a plain key known nor changed.
  */
 public final class KnownHostsFiles {
     /** How a key stands: OpenSSH's HOST_OK, HOST_NEW, HOST_CHANGED, HOST_REVOKED. */
@@ -95,6 +94,26 @@ public final class KnownHostsFiles {
             changed = l; // ssh names the last non-matching line as the offending one
         }
         return changed != null ? new Verdict(Status.CHANGED, changed) : new Verdict(Status.NEW, null);
+    }
+
+    /** The {@code @cert-authority} line naming this CA key blob, if any (OpenSSH's HOST_OK for a certificate). */
+    public java.util.Optional<Line> certAuthority(byte[] caBlob) {
+        for (Line l : lines) {
+            if ("@cert-authority".equals(l.marker()) && Arrays.equals(l.blob(), caBlob)) {
+                return java.util.Optional.of(l);
+            }
+        }
+        return java.util.Optional.empty();
+    }
+
+    /** Whether an {@code @revoked} line names this key blob. */
+    public boolean revoked(byte[] blob) {
+        for (Line l : lines) {
+            if ("@revoked".equals(l.marker()) && Arrays.equals(l.blob(), blob)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** ssh's host name for known_hosts: the name alone on port 22, else {@code [name]:port}; lower case. */

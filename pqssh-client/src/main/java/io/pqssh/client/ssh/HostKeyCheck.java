@@ -54,15 +54,39 @@ public final class HostKeyCheck {
     public record Enabled(boolean password, boolean keyboardInteractive, boolean agentForwarding) {
     }
 
+    /** {@code CASignatureAlgorithms}: the signature algorithms a host certificate's CA may have used (null: any). */
+    private static volatile List<String> caSignatureAlgorithms;
+
+    /** Sets {@code CASignatureAlgorithms} for the verifiers made afterwards (null: OpenSSH's default, any). */
+    public static void caSignatureAlgorithms(List<String> algorithms) {
+        caSignatureAlgorithms = algorithms == null ? null : List.copyOf(algorithms);
+    }
+
     public static ServerKeyVerifier verifier(HostKeyChecking mode, List<Path> userFiles, List<Path> globalFiles,
             boolean hashNames, String host, int port, boolean batchMode, ClientLog log, Prompter prompter,
             Enabled enabled) {
         String name = KnownHostsFiles.hostName(host, port);
         List<Path> all = new ArrayList<>(userFiles);
         all.addAll(globalFiles);
-        return (ClientSession s, SocketAddress a, PublicKey k) -> {
-            log.debug1("Server host key: " + KeyUtils.getKeyType(k) + " " + KeyUtils.getFingerPrint(k));
+        List<String> caAlgorithms = caSignatureAlgorithms;
+        ServerKeyVerifier check = (ClientSession s, SocketAddress a, PublicKey presented) -> {
+            PublicKey k = presented instanceof org.apache.sshd.common.config.keys.OpenSshCertificate c
+                    ? c.getCertPubKey() : presented;
             byte[] blob = blob(k);
+            java.util.Optional<io.pqssh.core.cert.SshCertificate> cert = HostCertificateCheck.of(s, presented, blob);
+            if (cert.isPresent()) {
+                log.debug1("Server host certificate: " + HostCertificateCheck.describe(cert.get()));
+                CertVerdict cv = certificate(cert.get(), all, host, port, name, caAlgorithms, log);
+                if (cv == CertVerdict.OK) {
+                    return true;
+                }
+                if (cv == CertVerdict.REVOKED) {
+                    return revoked(s, log, mode, enabled, label(cert.get().keyType()) + "-CERT", name);
+                }
+                log.debug1("No matching CA found. Retry with plain key");
+            } else {
+                log.debug1("Server host key: " + KeyUtils.getKeyType(k) + " " + KeyUtils.getFingerPrint(k));
+            }
             KnownHostsFiles.Verdict v = KnownHostsFiles.load(all, name).check(blob);
             if (v.status() == KnownHostsFiles.Status.NEW && port != 22 && port > 0) {
                 // as ssh's "checking without port identifier": a key recorded for the bare name is good for any port
@@ -79,21 +103,7 @@ public final class HostKeyCheck {
                     yield true;
                 }
                 case NEW -> unknown(mode, userFiles, hashNames, name, k, blob, batchMode, log, prompter);
-                case REVOKED -> {
-                    log.fatal("@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
-                    log.fatal("@       WARNING: REVOKED HOST KEY DETECTED!               @");
-                    log.fatal("@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
-                    log.fatal("The " + label(k) + " host key for " + name + " is marked as revoked.");
-                    log.fatal("This could mean that a stolen key is being used to");
-                    log.fatal("impersonate this host.");
-                    if (mode != HostKeyChecking.NO) {
-                        log.fatal(label(k) + " host key for " + name
-                                + " was revoked and you have requested strict checking.");
-                        log.fatal("Host key verification failed.");
-                        yield false;
-                    }
-                    yield continueUnsafe(s, log, enabled);
-                }
+                case REVOKED -> revoked(s, log, mode, enabled, label(k), name);
                 case CHANGED -> {
                     changedBanner(log, name, k, v.line(), userFiles.isEmpty() ? globalFiles : userFiles);
                     if (mode != HostKeyChecking.NO) {
@@ -105,6 +115,85 @@ public final class HostKeyCheck {
                 }
             };
         };
+        return (s, a, k) -> {
+            boolean ok = check.verifyServerKey(s, a, k);
+            if (!ok) {
+                s.getFactoryManager().setAttribute(REFUSED, Boolean.TRUE);
+            }
+            return ok;
+        };
+    }
+
+    /**
+     * Set on the client (MINA's {@code SshClient}) when this verifier refused a host key, having printed ssh's
+     * reason: MINA's exception then may carry its own certificate complaint, which ssh would not print.
+     */
+    public static final AttributeKey<Boolean> REFUSED = new AttributeKey<>();
+
+    /** Whether a host key was refused (and the reason printed) on this client. */
+    public static boolean refused(org.apache.sshd.client.SshClient client) {
+        return client != null && Boolean.TRUE.equals(client.getAttribute(REFUSED));
+    }
+
+    /** How a host certificate stands: good, revoked (its key or its CA), or to be checked as its plain key. */
+    private enum CertVerdict { OK, REVOKED, PLAIN }
+
+    /**
+     * OpenSSH's {@code check_host_key} for a certificate: an {@code @revoked} line for the certified key or for the
+     * CA refuses it; a CA named by an {@code @cert-authority} line for the host (also without the port, as ssh
+     * retries) makes it good if {@link HostCertificateCheck#problem} finds nothing; otherwise (unknown CA, or an
+     * invalid certificate, whose reason ssh prints) the plain key is checked as if no certificate had been sent.
+     */
+    private static CertVerdict certificate(io.pqssh.core.cert.SshCertificate cert, List<Path> files, String host,
+            int port, String name, List<String> caAlgorithms, ClientLog log) {
+        List<String> names = new ArrayList<>(List.of(name));
+        if (port != 22 && port > 0) {
+            names.add(KnownHostsFiles.hostName(host, 22));
+        }
+        for (String n : names) {
+            KnownHostsFiles known = KnownHostsFiles.load(files, n);
+            if (known.revoked(cert.certifiedKey()) || known.revoked(cert.signatureKey())) {
+                return CertVerdict.REVOKED;
+            }
+        }
+        for (String n : names) {
+            java.util.Optional<KnownHostsFiles.Line> ca = KnownHostsFiles.load(files, n)
+                    .certAuthority(cert.signatureKey());
+            if (ca.isEmpty()) {
+                continue;
+            }
+            if (!n.equals(name)) {
+                log.debug1("found matching key w/out port");
+            }
+            log.debug1("Host '" + n + "' is known and matches the " + label(cert.keyType())
+                    + "-CERT host certificate.");
+            log.debug1("Found CA key in " + ca.get().file() + ":" + ca.get().number());
+            java.util.Optional<String> problem = HostCertificateCheck.problem(cert, host, java.time.Instant.now(),
+                    caAlgorithms);
+            if (problem.isEmpty()) {
+                return CertVerdict.OK;
+            }
+            log.error(problem.get());
+            return CertVerdict.PLAIN;
+        }
+        return CertVerdict.PLAIN;
+    }
+
+    /** ssh's revoked-key block; refused unless StrictHostKeyChecking is no. */
+    private static boolean revoked(ClientSession s, ClientLog log, HostKeyChecking mode, Enabled enabled,
+            String type, String name) {
+        log.fatal("@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
+        log.fatal("@       WARNING: REVOKED HOST KEY DETECTED!               @");
+        log.fatal("@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
+        log.fatal("The " + type + " host key for " + name + " is marked as revoked.");
+        log.fatal("This could mean that a stolen key is being used to");
+        log.fatal("impersonate this host.");
+        if (mode != HostKeyChecking.NO) {
+            log.fatal(type + " host key for " + name + " was revoked and you have requested strict checking.");
+            log.fatal("Host key verification failed.");
+            return false;
+        }
+        return continueUnsafe(s, log, enabled);
     }
 
     /**

@@ -123,7 +123,6 @@ public final class SshdKeywords {
                     : warn("no AuthorizedKeysCommand is run: only authorized_keys files grant keys");
             case "authorizedprincipalscommand", "authorizedprincipalscommanduser" -> v.equals("none") ? apply()
                     : warn("no AuthorizedPrincipalsCommand is run: only AuthorizedPrincipalsFile grants principals");
-            case "hostcertificate" -> warn("no host certificate is offered (plain host keys are)");
             case "gssapiauthentication", "kerberosauthentication", "hostbasedauthentication" ->
                     v.equals("no") ? apply() : warn("this authentication method is not offered");
             case "gssapicleanupcredentials", "gssapidelegatecredentials", "gssapistrictacceptorcheck",

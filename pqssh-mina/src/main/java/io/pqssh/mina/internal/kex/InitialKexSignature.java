@@ -48,6 +48,15 @@ public final class InitialKexSignature {
         }
     }
 
+    /**
+     * The host key blob (K_S) the server sent in the connection's first exchange, once its reply is in: for a host
+     * certificate the certificate itself, which MINA replaces by the plain key when its own checks fail.
+     */
+    public static Optional<byte[]> firstHostKey(Session session) {
+        byte[][] reply = session.getAttribute(FIRST_REPLY);
+        return reply == null ? Optional.empty() : Optional.of(reply[0].clone());
+    }
+
     /** The binding of an established session; empty before the first exchange has finished. */
     public static Optional<Binding> of(Session session) {
         byte[][] reply = session.getAttribute(FIRST_REPLY);

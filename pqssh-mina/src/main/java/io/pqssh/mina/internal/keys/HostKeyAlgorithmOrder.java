@@ -23,7 +23,8 @@ import io.pqssh.mina.keys.PqSignatureFactories;
 /**
  * The client's host key algorithm order for one destination, like OpenSSH's {@code order_hostkeyalgs}: the
  * algorithms of keys {@code known_hosts} already holds for the host come first (post-quantum ones before classical
- * ones), then the rest in the default order. Without this, a server with both an Ed25519 and an ML-DSA host key
+ * ones; every certificate algorithm when a {@code @cert-authority} line names the host), then the rest in the default
+ * order. Without this, a server with both an Ed25519 and an ML-DSA host key
  * would be asked for Ed25519 and the known ML-DSA key would be reported as a changed host key.
  */
 public final class HostKeyAlgorithmOrder {
@@ -54,7 +55,16 @@ public final class HostKeyAlgorithmOrder {
         return AttributeRepository.ofKeyValuePair(ORDER, List.copyOf(order));
     }
 
-    /** Key types of the plain (not revoked, not CA) {@code known_hosts} entries matching host and port. */
+    /**
+     * Stands in {@link #knownKeyTypes}' result for "a {@code @cert-authority} line names the host": as OpenSSH's
+     * {@code order_hostkeyalgs}, every certificate algorithm is then preferred.
+     */
+    public static final String CERT_AUTHORITY = "@cert-authority";
+
+    /**
+     * Key types of the plain (not revoked, not CA) {@code known_hosts} entries matching host and port, plus
+     * {@link #CERT_AUTHORITY} when a {@code @cert-authority} line matches.
+     */
     public static Set<String> knownKeyTypes(Path knownHosts, String host, int port) throws IOException {
         Set<String> types = new LinkedHashSet<>();
         if (knownHosts == null || !Files.isRegularFile(knownHosts)) {
@@ -62,18 +72,66 @@ public final class HostKeyAlgorithmOrder {
         }
         Collection<KnownHostEntry> entries = KnownHostEntry.readKnownHostEntries(knownHosts);
         for (KnownHostEntry e : entries) {
-            if (e.getMarker() != null || e.getKeyEntry() == null) {
+            boolean ca = "cert-authority".equals(e.getMarker());
+            if ((e.getMarker() != null && !ca) || e.getKeyEntry() == null) {
                 continue;
             }
             try {
-                if (e.isHostMatch(host, port)) {
-                    types.add(e.getKeyEntry().getKeyType());
+                if (ca ? caNamesHost(e.getConfigLine(), host, port) : e.isHostMatch(host, port)) {
+                    types.add(ca ? CERT_AUTHORITY : e.getKeyEntry().getKeyType());
                 }
             } catch (RuntimeException ignored) {
                 // an unparsable host pattern matches nothing (MINA's verifier does the same)
             }
         }
         return types;
+    }
+
+    /**
+     * Whether a {@code @cert-authority} line's host field names the host as ssh matches it ({@code match_hostname}:
+     * {@code [host]:port} off port 22, then the bare name as ssh retries; {@code *}/{@code ?} patterns, comma lists, a
+     * matching {@code !pattern} vetoes; hashed {@code |1|} names). MINA's matcher wants {@code [host]:port} patterns
+     * and so misses the usual {@code @cert-authority *.example.org} for other ports.
+     */
+    static boolean caNamesHost(String line, String host, int port) {
+        String[] f = line.strip().split("\\s+");
+        if (f.length < 3) {
+            return false;
+        }
+        String h = host.toLowerCase(java.util.Locale.ROOT);
+        if (port > 0 && port != 22 && hostFieldMatches(f[1], "[" + h + "]:" + port)) {
+            return true;
+        }
+        return hostFieldMatches(f[1], h);
+    }
+
+    private static boolean hostFieldMatches(String field, String name) {
+        if (field.startsWith("|1|")) {
+            String[] p = field.substring(3).split("\\|", -1);
+            if (p.length != 2) {
+                return false;
+            }
+            try {
+                javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA1");
+                mac.init(new javax.crypto.spec.SecretKeySpec(java.util.Base64.getDecoder().decode(p[0]), "HmacSHA1"));
+                return java.security.MessageDigest.isEqual(java.util.Base64.getDecoder().decode(p[1]),
+                        mac.doFinal(name.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            } catch (java.security.GeneralSecurityException | IllegalArgumentException e) {
+                return false;
+            }
+        }
+        boolean positive = false;
+        for (String pattern : field.split(",")) {
+            boolean negated = pattern.startsWith("!");
+            String pat = (negated ? pattern.substring(1) : pattern).toLowerCase(java.util.Locale.ROOT);
+            if (!pat.isEmpty() && io.pqssh.core.keys.authorized.OpenSshPatterns.matchPattern(name, pat)) {
+                if (negated) {
+                    return false;
+                }
+                positive = true;
+            }
+        }
+        return positive;
     }
 
     /** {@code base} reordered so the algorithms for {@code knownTypes} come first, PQ before classical. */
@@ -99,6 +157,16 @@ public final class HostKeyAlgorithmOrder {
 
     /** {@code true} when a key of {@code knownTypes} can sign with {@code algorithm} (rsa-sha2-512 for ssh-rsa). */
     public static boolean isKnown(String algorithm, Set<String> knownTypes) {
+        if (KeyUtils.isCertificateAlgorithm(algorithm)) {
+            if (knownTypes.contains(CERT_AUTHORITY)) {
+                return true;
+            }
+            // a certificate of a known key: ssh asks for it too (a certificate no CA vouches for is then checked as
+            // its plain key), since OpenSSH keeps its list, certificates first, when the best type's key is known
+            java.util.Optional<String> plain = io.pqssh.core.cert.CertificateKeyTypes.plainName(
+                    KeyUtils.getCanonicalKeyType(algorithm));
+            return plain.isPresent() && isKnown(plain.get(), knownTypes);
+        }
         return knownTypes.contains(algorithm) || knownTypes.contains(KeyUtils.getCanonicalKeyType(algorithm))
                 || KeyUtils.getAllEquivalentKeyTypes(algorithm).stream().anyMatch(knownTypes::contains);
     }
