@@ -23,7 +23,8 @@ public final class LoadCommand implements Callable<Integer> {
     @Option(names = "--workers", split = ",", description = "Worker counts (default 1,8,16,32,64).")
     List<Integer> workers = new ArrayList<>(List.of(1, 8, 16, 32, 64));
 
-    @Option(names = "--servers", split = ",", description = "pqssh, openssh (default both).")
+    @Option(names = "--servers", split = ",", description = "pqssh, openssh (default both); pqssh-nopam,"
+            + " pqssh-pam, openssh-pam: 'pqssh server' and sshd with UsePAM no/yes (the system's PAM, service sshd).")
     List<String> servers = new ArrayList<>(List.of("pqssh", "openssh"));
 
     @Option(names = "--methods", split = ",", description = "kem (ML-KEM-768 publickey-kem), mldsa65, ed25519"
@@ -58,8 +59,9 @@ public final class LoadCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--warmup >= 0, --duration > 0");
         }
         for (String s : servers) {
-            if (!s.equals("pqssh") && !s.equals("openssh")) {
-                throw new IllegalArgumentException("unknown server '" + s + "' (known: pqssh, openssh)");
+            if (!LoadLab.SERVERS.contains(s)) {
+                throw new IllegalArgumentException("unknown server '" + s + "' (known: " + String.join(", ",
+                        LoadLab.SERVERS) + ")");
             }
         }
         List<LoadMethod> ms = methods.stream().map(LoadMethod::parse).distinct().toList();

@@ -118,8 +118,32 @@ public final class LoadLab {
                     List.of("MaxPendingKEMChallenges 4096:4096"), List.of("-Xmx512m", "-XX:+UseSerialGC"));
             case "openssh" -> new ServerProcess.OpenSsh(dir, s.opensshBin(), keys,
                     ServerProcess.OpenSsh.sntrupName(s.opensshBin()), List.of());
-            default -> throw new IllegalArgumentException("unknown server '" + name + "' (known: pqssh, openssh)");
+            // the product server (pqssh server -D -f) with and without the system's PAM, and sshd with it: what
+            // UsePAM yes (Debian's default) costs each of them per login
+            case "pqssh-nopam", "pqssh-pam" -> new ServerProcess.Pqssh(dir, keys, "sntrup761x25519-sha512",
+                    productMain(s), List.of("MaxPendingKEMChallenges 4096:4096",
+                            name.equals("pqssh-pam") ? "UsePAM yes" : "UsePAM no"),
+                    List.of("-Xmx512m", "-XX:+UseSerialGC"));
+            case "openssh-pam" -> new ServerProcess.OpenSsh(dir, s.opensshBin(), keys,
+                    ServerProcess.OpenSsh.sntrupName(s.opensshBin()), List.of("UsePAM yes"));
+            default -> throw new IllegalArgumentException("unknown server '" + name + "' (known: " + String.join(
+                    ", ", SERVERS) + ")");
         };
+    }
+
+    /** Every server name {@code --servers} takes. */
+    public static final List<String> SERVERS = List.of("pqssh", "openssh", "pqssh-nopam", "pqssh-pam", "openssh-pam");
+
+    /** The product's main class: the PAM rows measure {@code pqssh server}, which the lab's launcher is not. */
+    private static String productMain(Settings s) {
+        String main = s.pqsshMain() != null ? s.pqsshMain() : "io.pqssh.cli.Main";
+        try {
+            Class.forName(main, false, LoadLab.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new IllegalArgumentException("pqssh-pam and pqssh-nopam run 'pqssh server' (" + main
+                    + "), which is not on this class path: run them from the pqssh command");
+        }
+        return main;
     }
 
     static LoadResult runOne(Settings s, LabKeys keys, String serverName, LoadMethod m, int n, PrintStream progress,
@@ -155,7 +179,7 @@ public final class LoadLab {
             long[] jit0 = {-1};
             long[] self0 = {-1};
             long self = ProcessHandle.current().pid();
-            boolean jvmServer = serverName.equals("pqssh");
+            boolean jvmServer = serverName.startsWith("pqssh");
             LoadGenerator.Window w;
             Consumer<Double> tick = progress == null ? null : f -> progress.printf(Locale.ROOT, "\r%s %s %s N=%d",
                     bar(index - 1 + f, total), serverName, m.label(), n);

@@ -321,9 +321,17 @@ public abstract class ServerProcess implements AutoCloseable {
                 List<String> lines = new ArrayList<>(List.of("ListenAddress 127.0.0.1", "Port " + port,
                         "HostKey " + keys.hostKey.toAbsolutePath(),
                         "AuthorizedKeysFile " + keys.authorizedKeysOpenSsh.toAbsolutePath(), "StrictModes no",
-                        "UsePAM no", "PidFile none", "PermitRootLogin yes", "PasswordAuthentication no",
+                        "PidFile none", "PermitRootLogin yes", "PasswordAuthentication no",
                         "KbdInteractiveAuthentication no", "KexAlgorithms " + kex, "MaxStartups 1024",
                         "LogLevel INFO", "UseDNS no", "PrintMotd no", "AllowUsers " + System.getProperty("user.name")));
+                if (extraConfig.stream().noneMatch(l -> l.regionMatches(true, 0, "UsePAM ", 0, 7))) {
+                    lines.add("UsePAM no");
+                }
+                // Debian's bash reads ~/.bashrc for a command sshd starts (it sees SSH_CLIENT and SHLVL < 2): the
+                // measured login would include the account's own start-up files (root's pyenv init took 1-4 s per
+                // login on the CI machine, and no login fit a 1.5 s window). SHLVL=1 makes the user's bash skip
+                // them, as the lab's pqssh server, which runs /bin/sh -c, never reads them.
+                lines.add("SetEnv SHLVL=1");
                 lines.addAll(extraConfig);
                 Files.writeString(cfg, String.join("\n", lines) + "\n");
                 log = dir.resolve("sshd-" + id + ".log");
