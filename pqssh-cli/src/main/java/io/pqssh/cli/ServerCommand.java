@@ -313,7 +313,8 @@ public final class ServerCommand implements Callable<Integer> {
                 // as sshd: pty logins in utmp, wtmp and lastlog, and "Last login" (PrintLastLog)
                 .loginRecords(new io.pqssh.server.daemon.SystemLoginRecords(), c.printLastLog);
         FileKeyAuthorizers auth = new FileKeyAuthorizers(c.authorizedKeysFile, c.authorizedKemKeysFile,
-                c.strictModes).certificates(c.trustedUserCaKeys, c.authorizedPrincipalsFile, c.caSignatureAlgorithms);
+                c.strictModes).certificates(c.trustedUserCaKeys, c.authorizedPrincipalsFile, c.caSignatureAlgorithms)
+                .revokedKeys(c.revokedKeys);
         io.pqssh.server.login.RootLogin root = new io.pqssh.server.login.RootLogin(
                 io.pqssh.server.login.RootLogin.Mode.parse(c.permitRootLogin),
                 io.pqssh.server.login.SystemAccounts.INSTANCE);

@@ -48,6 +48,7 @@ public final class FileKeyAuthorizers {
     private final Consumer<String> refusalLog;
     private final ConcurrentHashMap<Path, String> refused = new ConcurrentHashMap<>();
     private volatile CertificateAuthorizer certificates;
+    private volatile Path revokedKeys;
 
     /** Without StrictModes (for embedding and tests whose files live in shared temporary directories). */
     public FileKeyAuthorizers(String authorizedKeysPattern, String authorizedKemKeysPattern) {
@@ -68,6 +69,56 @@ public final class FileKeyAuthorizers {
         this.refusalLog = refusalLog;
     }
 
+    /** RevokedKeys (null: none): a KRL or a public key list, read at each login as sshd does. */
+    public FileKeyAuthorizers revokedKeys(Path file) {
+        this.revokedKeys = file;
+        return this;
+    }
+
+    /**
+     * sshd's {@code auth_key_is_revoked}: true when RevokedKeys revokes the key (a certificate: its key, its CA or
+     * itself), logged as sshd does; an unreadable or malformed file revokes every key (sshd fails closed too).
+     */
+    private boolean revoked(byte[] blob) {
+        Path file = revokedKeys;
+        if (file == null) {
+            return false;
+        }
+        String what;
+        try {
+            what = io.pqssh.mina.internal.auth.AuthAttempt.sshdKeyType(
+                    io.pqssh.core.keys.PublicKeyLine.blobKeyType(blob)) + " " + fingerprint(blob);
+        } catch (io.pqssh.core.keys.KeyFileException e) {
+            what = "?";
+        }
+        try {
+            Optional<String> why = io.pqssh.core.cert.RevokedKeys.check(file, blob);
+            if (why.isPresent()) {
+                LOG.error("Authentication key {} revoked by file {}", what, file);
+                return true;
+            }
+            return false;
+        } catch (IOException | io.pqssh.core.wire.MalformedMessageException e) {
+            LOG.error("Error checking authentication key {} in revoked keys file {}: {}", what, file,
+                    e.getMessage());
+            return true;
+        }
+    }
+
+    /** A key's SHA256 fingerprint; a certificate's is its certified key's, as sshd prints it. */
+    private static String fingerprint(byte[] blob) {
+        try {
+            if (io.pqssh.core.cert.CertificateKeyTypes.isCertificate(io.pqssh.core.keys.PublicKeyLine.blobKeyType(
+                    blob))) {
+                return io.pqssh.core.keys.KeyFingerprints.sha256(
+                        io.pqssh.core.cert.SshCertificate.parse(blob).certifiedKey());
+            }
+        } catch (io.pqssh.core.keys.KeyFileException | io.pqssh.core.wire.MalformedMessageException e) {
+            // the fingerprint of the blob as sent, then
+        }
+        return io.pqssh.core.keys.KeyFingerprints.sha256(blob);
+    }
+
     /** User certificates: TrustedUserCAKeys, AuthorizedPrincipalsFile, CASignatureAlgorithms (sshd's defaults: none). */
     public FileKeyAuthorizers certificates(Path trustedUserCaKeys, String authorizedPrincipalsFile,
             List<String> caSignatureAlgorithms) {
@@ -82,6 +133,9 @@ public final class FileKeyAuthorizers {
             b.putRawPublicKey(key);
             String addr = address(session);
             boolean refused = AdmittingUserAuthFactory.refused(session, user);
+            if (revoked(b.getCompactData())) {
+                return false;
+            }
             if (key instanceof org.apache.sshd.common.config.keys.OpenSshCertificate) {
                 // a certificate never matches a plain authorized_keys line: only its CA can vouch for it
                 CertificateAuthorizer c = certificates != null ? certificates
@@ -106,6 +160,10 @@ public final class FileKeyAuthorizers {
             public boolean isAuthorized(ServerSession session, String user, KemCredential credential, String addr) {
                 boolean refused = session != null && AdmittingUserAuthFactory.refused(session, user);
                 byte[] raw = credential.publicKey();
+                if (raw.length == credential.algorithm().publicKeyBytes()
+                        && revoked(io.pqssh.core.keys.kem.KemPublicKey.blob(credential.algorithm(), raw))) {
+                    return false;
+                }
                 Optional<AuthorizedKeyEntry> e = raw.length != credential.algorithm().publicKeyBytes()
                         ? Optional.empty()
                         : find(user, refused, io.pqssh.core.keys.kem.KemPublicKey.blob(credential.algorithm(), raw),

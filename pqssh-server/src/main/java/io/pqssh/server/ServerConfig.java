@@ -38,6 +38,8 @@ public final class ServerConfig {
     public String authorizedKemKeysFile = ".ssh/authorized_kem_keys";
     /** TrustedUserCAKeys: CA public keys whose user certificates are accepted (null: none). */
     public Path trustedUserCaKeys;
+    /** RevokedKeys: a KRL or a list of public keys refused at publickey (null: none). */
+    public Path revokedKeys;
     /** AuthorizedPrincipalsFile (null or none: the certificate must list the user name). */
     public String authorizedPrincipalsFile;
     /** CASignatureAlgorithms (null: {@link CertificateAuthorizer#DEFAULT_CA_SIGNATURE_ALGORITHMS}). */
@@ -281,6 +283,7 @@ public final class ServerConfig {
                 case "pidfile" -> pidFile = value.equalsIgnoreCase("none") ? null : Path.of(value);
                 case "authorizedkeysfile" -> authorizedKeysFile = value;
                 case "authorizedkemkeysfile" -> authorizedKemKeysFile = value;
+                case "revokedkeys" -> revokedKeys = value.equalsIgnoreCase("none") ? null : Path.of(value);
                 case "trustedusercakeys" -> trustedUserCaKeys = value.equalsIgnoreCase("none") ? null : Path.of(value);
                 case "authorizedprincipalsfile" -> authorizedPrincipalsFile = value;
                 case "casignaturealgorithms" -> caSignatureAlgorithms = algorithms(ServerAlgorithms.CA_SIGNATURE, value,
@@ -428,7 +431,7 @@ public final class ServerConfig {
                 : ServerAlgorithms.CA_SIGNATURE.defaults()));
         o.add("ciphers " + String.join(",", ciphers));
         o.add("macs " + String.join(",", macs));
-        o.add("revokedkeys none");
+        o.add("revokedkeys " + (revokedKeys == null ? "none" : revokedKeys));
         o.add("versionaddendum " + (versionAddendum == null ? "none" : versionAddendum));
         o.add("authorizedkeyscommand none");
         o.add("hostkeyagent none");

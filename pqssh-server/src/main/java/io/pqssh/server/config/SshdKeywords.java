@@ -141,7 +141,6 @@ public final class SshdKeywords {
             case "permittty" -> v.equals("yes") ? apply() : refuse("PermitTTY no is not implemented");
             case "forcecommand" -> v.equals("none") ? apply() : refuse("ForceCommand is not implemented");
             case "chrootdirectory" -> v.equals("none") ? apply() : refuse("ChrootDirectory is not implemented");
-            case "revokedkeys" -> v.equals("none") ? apply() : refuse("RevokedKeys is not implemented");
             case "pubkeyauthoptions" -> v.equals("none") ? apply() : refuse("PubkeyAuthOptions is not implemented");
             case "requiredrsasize" -> refuse("RequiredRSASize is not implemented");
             case "refuseconnection" -> v.equals("no") ? apply() : refuse("RefuseConnection is not implemented");

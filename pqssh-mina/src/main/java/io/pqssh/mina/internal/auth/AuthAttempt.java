@@ -121,7 +121,7 @@ public final class AuthAttempt {
     }
 
     /** sshd's {@code sshkey_type}: ED25519, RSA, ECDSA; other types as their name without {@code ssh-}. */
-    static String sshdKeyType(String type) {
+    public static String sshdKeyType(String type) {
         if (type == null) {
             return "UNKNOWN";
         }
