@@ -20,9 +20,10 @@ final class SshArguments {
     private static final String OPENSSH_LETTERS = "1246abcefgiklmnopqstvxABCDEFGIJKLMNOPQRSTVWwXYy";
 
     static final String USAGE = String.join("\n",
-            "usage: pqssh ssh [-AaCfGNnqsTtVv] [-D [bind_address:]port] [-e escape_char] [-F configfile]",
-            "                 [-i identity_file] [-J destination] [-L address] [-l login_name] [-o option]",
-            "                 [-p port] [-R address] [-W host:port] destination [command [argument ...]]",
+            "usage: pqssh ssh [-AaCfGMNnqsTtVv] [-D [bind_address:]port] [-e escape_char] [-F configfile]",
+            "                 [-i identity_file] [-J destination] [-L address] [-l login_name]",
+            "                 [-O ctl_cmd] [-o option] [-p port] [-R address] [-S ctl_path] [-W host:port]",
+            "                 destination [command [argument ...]]",
             "       pqssh ssh [-Q query_option]",
             "Options and ssh_config keywords as OpenSSH's ssh; the list with each one's status: docs/client.md.");
 
@@ -113,6 +114,7 @@ final class SshArguments {
             case 'C' -> into.compression = true;
             case 'f' -> into.fork = true;
             case 'G' -> into.printConfig = true;
+            case 'M' -> into.master++;
             case 'N' -> into.noCommand = true;
             case 'n' -> into.stdinNull = true;
             case 'q' -> into.quiet = true;
@@ -138,14 +140,35 @@ final class SshArguments {
             case 'p' -> into.port = port(value);
             case 'Q' -> into.query = value;
             case 'R' -> into.remoteForwards.add(value);
+            case 'S' -> into.controlPath = value;
+            case 'O' -> muxCommand(value);
             case 'W' -> stdioForward(value);
             default -> throw notImplemented(letter);
+        }
+    }
+
+    /** ssh's -O words; conninfo, channels and proxy exist in ssh but are not implemented here. */
+    private void muxCommand(String value) throws UsageException {
+        if (into.stdioForward != null) {
+            throw new UsageException("Cannot specify multiplexing command with -W", false);
+        }
+        if (into.muxCommand != null) {
+            throw new UsageException("Multiplexing command already specified", false);
+        }
+        switch (value) {
+            case "check", "exit", "stop" -> into.muxCommand = value;
+            case "forward", "cancel", "conninfo", "channels", "proxy" -> throw new UsageException("-O " + value
+                    + " is not implemented by pqssh ssh (docs/client.md)", false);
+            default -> throw new UsageException("Invalid multiplex command.", false);
         }
     }
 
     private void stdioForward(String value) throws UsageException {
         if (into.stdioForward != null) {
             throw new UsageException("stdio forward already specified", false);
+        }
+        if (into.muxCommand != null) {
+            throw new UsageException("Cannot specify stdio forward with -O", false);
         }
         try {
             io.pqssh.client.forward.StdioForward.parse(value);

@@ -108,6 +108,9 @@ public final class SshCommand implements Callable<Integer> {
     boolean forwardAgent; // -A
     boolean noForwardAgent; // -a
     boolean help; // --help (pqssh's; ssh has none)
+    int master; // -M, counted (twice: ask)
+    String controlPath; // -S
+    String muxCommand; // -O
 
     /**
      * {@code pqssh ssh ARGS} as a process (and as the start-up cache's training runs it): also sets up logging, which
@@ -205,6 +208,9 @@ public final class SshCommand implements Callable<Integer> {
         }
     }
 
+    /** ControlMaster/ControlPath/ControlPersist as resolved for this login (none for scp, sftp and jump hops). */
+    private ConnectionSharing sharing = ConnectionSharing.NONE;
+
     /** Where the remote command's output and ssh's messages go (System.out/err at call time). */
     private PrintStream out;
     private PrintStream err;
@@ -247,6 +253,15 @@ public final class SshCommand implements Callable<Integer> {
             for (String w : config.ignoredOptionWarnings()) {
                 // once per keyword, before connecting: the option is accepted, and not carried out
                 log.error("pqssh: warning: " + w);
+            }
+            if (sessionUser == null) {
+                sharing = ConnectionSharing.of(config, muxCommand);
+                java.util.Optional<Integer> shared = sharing.beforeConnecting(this, config, log);
+                if (shared.isPresent()) {
+                    return shared.get();
+                }
+            } else if (muxCommand != null) {
+                throw new ConfigException("-O is for pqssh ssh only");
             }
             return run(config, log);
         } catch (ConfigException e) {
@@ -328,6 +343,12 @@ public final class SshCommand implements Callable<Integer> {
         }
         if (quiet) {
             opts.add("LogLevel=QUIET");
+        }
+        if (master > 0) {
+            opts.add("ControlMaster=" + (master > 1 ? "ask" : "yes"));
+        }
+        if (controlPath != null) {
+            opts.add("ControlPath=" + controlPath);
         }
         opts.addAll(options);
         if (stdioForward != null) {
@@ -632,6 +653,14 @@ public final class SshCommand implements Callable<Integer> {
                         : " ([" + remoteAddress(session) + "]:" + p + ")") + " using \""
                         + session.getAttribute(ClientSetup.AUTH_METHOD) + "\".");
                 Forwarding.start(session, config, log);
+                io.pqssh.client.mux.MuxMaster muxMaster = sharing.startMaster(session, config, log);
+                if (muxMaster == null && ConnectionSharing.isPersistChild()) {
+                    return 255; // said why ("ControlSocket ... already exists"); the first process reports it
+                }
+                if (muxMaster != null && ConnectionSharing.isPersistChild()) {
+                    // ControlPersist's background master: no session of its own, until -O exit or idle
+                    return sharing.persist(muxMaster, log);
+                }
                 if (forkAfterAuth) {
                     Background.detach();
                 }
@@ -672,6 +701,11 @@ public final class SshCommand implements Callable<Integer> {
                     log.error("Timeout, server " + host + " not responding.");
                     return 255;
                 }
+                if (muxMaster != null) {
+                    // as ssh: the master's own session is over, its clients' sessions still run on the connection
+                    muxMaster.awaitClients();
+                    muxMaster.close();
+                }
                 if (failure != null) {
                     throw failure;
                 }
@@ -700,7 +734,7 @@ public final class SshCommand implements Callable<Integer> {
         }
     }
 
-    private static SessionRunner.Tty tty(ClientConfig c) {
+    static SessionRunner.Tty tty(ClientConfig c) {
         String v = c.string("RequestTTY").orElse("auto").toLowerCase(Locale.ROOT);
         return switch (v) {
             case "no", "false" -> SessionRunner.Tty.NO;
@@ -711,7 +745,7 @@ public final class SshCommand implements Callable<Integer> {
     }
 
     /** SetEnv NAME=value pairs, then SendEnv patterns matched against the local environment. */
-    private static Map<String, String> environment(ClientConfig c) throws ConfigException {
+    static Map<String, String> environment(ClientConfig c) throws ConfigException {
         Map<String, String> env = new LinkedHashMap<>();
         for (OptionValue v : c.values("SetEnv")) {
             for (String a : v.args()) {

@@ -195,6 +195,19 @@ public final class ClientConfig {
     }
 
     /** A file name keyword's value with tokens, ~ and ${VAR} expanded. */
+    /**
+     * ControlPath with its tokens ({@code %C} among them), {@code ~} and {@code ${VAR}} expanded; empty when unset
+     * or {@code none}.
+     */
+    public Optional<Path> controlPath(String override) throws ConfigException {
+        String v = override != null ? override : string("ControlPath").orElse(null);
+        if (v == null || v.equalsIgnoreCase("none")) {
+            return Optional.empty();
+        }
+        String jump = string("ProxyJump").filter(j -> !j.equalsIgnoreCase("none")).orElse("");
+        return Optional.of(Path.of(Tokens.env(Tokens.tilde(Tokens.expandWithHash(v, tokens, jump), home()))));
+    }
+
     public Path path(String value) throws ConfigException {
         return Path.of(Tokens.path(value, tokens));
     }

@@ -49,6 +49,10 @@ public final class Keywords {
         supported("Compression", false, Validators.flag());
         supported("RefuseConnection", false, Validators.flag());
         supported("RekeyLimit", false, Validators.rekeyLimit());
+        // connection sharing (docs/client.md): ask/autoask are refused when the connection is made, not here
+        supported("ControlMaster", false, Validators.choice("yes", "no", "ask", "auto", "autoask", "true", "false"));
+        supported("ControlPath", false, Validators.exactly(1));
+        supported("ControlPersist", false, Validators.persist());
         // host keys
         supported("StrictHostKeyChecking", false, Validators.choice("yes", "no", "ask", "accept-new", "off", "true",
                 "false"));
@@ -120,8 +124,6 @@ public final class Keywords {
         ignored("CanonicalizeFallbackLocal", "used only with CanonicalizeHostname");
         ignored("CanonicalizeMaxDots", "used only with CanonicalizeHostname");
         ignored("CanonicalizePermittedCNAMEs", "used only with CanonicalizeHostname");
-        ignored("ControlPath", "connection sharing is not implemented yet (see ControlMaster)");
-        ignored("ControlPersist", "connection sharing is not implemented yet (see ControlMaster)");
         ignored("EnableSSHKeysign", "hostbased authentication is not implemented");
         ignored("ForwardX11Timeout", "X11 forwarding is not implemented");
         ignored("ForwardX11Trusted", "X11 forwarding is not implemented");
@@ -144,7 +146,6 @@ public final class Keywords {
         warned("BindInterface", null, "the system chooses the local address");
         warned("CanonicalizeHostname", "no|false", "host names are not canonicalized; Host blocks match the name as given");
         warned("ChannelTimeout", "none", "channels have no inactivity timeout");
-        warned("ControlMaster", "no|false", "connection sharing is not implemented yet; making a normal connection");
         warned("EnableEscapeCommandline", "no|false", "the ~C command line is not available");
         warned("ForwardX11", "no|false", "X11 forwarding is not implemented; the session has no DISPLAY");
         warned("HostbasedAuthentication", "no|false", "hostbased authentication is not implemented");

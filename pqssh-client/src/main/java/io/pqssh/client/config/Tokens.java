@@ -18,6 +18,32 @@ public final class Tokens {
     }
 
     public static String expand(String s, Context c) throws ConfigException {
+        return expand(s, c, null);
+    }
+
+    /**
+     * {@link #expand(String, Context)} plus {@code %C} (ControlPath and the other keywords ssh gives it):
+     * {@code jumpHost} is ProxyJump's value or "" for the hash.
+     */
+    public static String expandWithHash(String s, Context c, String jumpHost) throws ConfigException {
+        return expand(s, c, jumpHost);
+    }
+
+    /**
+     * ssh's connection hash {@code %C}: SHA-1 in hex of {@code %l%h%p%r} and the ProxyJump value (empty without
+     * one, which makes it OpenSSH 9's {@code %l%h%p%r}); the same value as ssh's, so both can share a ControlPath.
+     */
+    public static String connectionHash(Context c, String jumpHost) {
+        try {
+            java.security.MessageDigest d = java.security.MessageDigest.getInstance("SHA-1");
+            String in = localHostName() + c.host() + c.port() + c.remoteUser() + (jumpHost == null ? "" : jumpHost);
+            return java.util.HexFormat.of().formatHex(d.digest(in.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 missing from the JDK", e);
+        }
+    }
+
+    private static String expand(String s, Context c, String jumpHost) throws ConfigException {
         StringBuilder b = new StringBuilder();
         for (int i = 0; i < s.length(); i++) {
             char ch = s.charAt(i);
@@ -38,6 +64,12 @@ public final class Tokens {
                 case 'r' -> b.append(c.remoteUser());
                 case 'u' -> b.append(c.localUser());
                 case 'i' -> b.append(uid());
+                case 'C' -> {
+                    if (jumpHost == null) {
+                        throw new ConfigException("unknown key %C in \"" + s + "\"");
+                    }
+                    b.append(connectionHash(c, jumpHost));
+                }
                 case 'l' -> b.append(localHostName());
                 case 'L' -> {
                     String h = localHostName();
@@ -122,7 +154,16 @@ public final class Tokens {
         }
     }
 
-    private static String localHostName() {
+    /** gethostname(2), as ssh's {@code %l}: the kernel's name, not what a lookup of it returns. */
+    static String localHostName() {
+        try {
+            String h = java.nio.file.Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+            if (!h.isEmpty()) {
+                return h;
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            // not Linux: ask the resolver
+        }
         try {
             return InetAddress.getLocalHost().getHostName();
         } catch (Exception e) {

@@ -75,6 +75,18 @@ public final class Validators {
     }
 
     /** OpenSSH's time format: {@code 30}, {@code 30s}, {@code 5m}, {@code 1h30m}; -1 when invalid. */
+    /** ControlPersist: yes, no (true, false), or a time ({@code 0} is no, as ssh). */
+    static Validator persist() {
+        Validator t = time();
+        return (k, args) -> {
+            exactly(1).check(k, args);
+            String v = args.get(0).toLowerCase(java.util.Locale.ROOT);
+            if (!List.of("yes", "no", "true", "false").contains(v)) {
+                t.check(k, args);
+            }
+        };
+    }
+
     public static long parseSeconds(String s) {
         if (s.equalsIgnoreCase("none")) {
             return 0;

@@ -27,6 +27,11 @@ public final class Background {
 
     /** Starts the copy and waits for it to authenticate; returns this process's exit status. */
     public static int launch(PrintStream err) {
+        return launch(err, java.util.Map.of());
+    }
+
+    /** {@link #launch(PrintStream)} with extra environment for the copy (ControlPersist's master). */
+    public static int launch(PrintStream err, java.util.Map<String, String> env) {
         java.util.Optional<List<String>> self = io.pqssh.common.process.OwnCommandLine.get();
         if (self.isEmpty()) {
             err.println("pqssh: -f: cannot find this process's command line to start it in the background");
@@ -44,6 +49,7 @@ public final class Background {
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(ProcessBuilder.Redirect.INHERIT).redirectError(ProcessBuilder.Redirect.INHERIT);
         pb.environment().put(READY_ENV, ready.toString());
+        pb.environment().putAll(env);
         try {
             Process p = pb.start();
             while (true) {

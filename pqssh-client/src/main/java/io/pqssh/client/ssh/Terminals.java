@@ -51,4 +51,24 @@ public final class Terminals {
         }
         return target.startsWith("/") && !target.startsWith("/dev/") && Files.isRegularFile(link);
     }
+
+    /**
+     * Puts the terminal on stdin in ssh's raw mode (a shared session's passenger: the master reads the terminal,
+     * this process only keeps it raw); the returned handle restores the settings found, once, also from a shutdown
+     * hook. Null when stdin is not a terminal.
+     */
+    public static Runnable rawStdin() {
+        byte[] saved = Posix.tcgetattr(0);
+        if (saved == null || !Posix.tcsetattr(0, Posix.rawMode(saved))) {
+            return null;
+        }
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        Runnable restore = () -> {
+            if (done.compareAndSet(false, true)) {
+                Posix.tcsetattr(0, saved);
+            }
+        };
+        Runtime.getRuntime().addShutdownHook(new Thread(restore, "pqssh-terminal-restore"));
+        return restore;
+    }
 }

@@ -1,0 +1,484 @@
+package io.pqssh.client.mux;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+
+import org.apache.sshd.client.channel.ChannelDirectTcpip;
+import org.apache.sshd.client.channel.ChannelSession;
+import org.apache.sshd.client.channel.ClientChannel;
+import org.apache.sshd.client.channel.ClientChannelEvent;
+import org.apache.sshd.client.channel.PtyCapableChannelSession;
+import org.apache.sshd.client.session.ClientSession;
+import org.apache.sshd.common.util.net.SshdSocketAddress;
+
+import io.pqssh.client.ssh.ClientLog;
+
+/**
+ * The ControlMaster side of OpenSSH's connection sharing (PROTOCOL.mux, version 4): a Unix socket at the
+ * ControlPath where later {@code ssh}/{@code pqssh ssh} processes of the same user ask for a session on this
+ * process's authenticated connection instead of logging in again. Each client passes its stdin, stdout and stderr
+ * (SCM_RIGHTS); the session channel's data flows between those descriptors and the channel here, and the remote exit
+ * status goes back as MUX_S_EXIT_MESSAGE. As ssh, a peer whose uid (SO_PEERCRED) is neither ours nor root's is
+ * dropped before the first message, whatever the socket's mode.
+ */
+public final class MuxMaster implements AutoCloseable {
+    /** What the master needs of the ssh configuration. */
+    public record Options(Predicate<String> sendEnv, boolean forwardAgent, Duration openTimeout) {
+    }
+
+    private final ClientSession session;
+    private final Path path;
+    private final UnixSocket listener;
+    private final Options options;
+    private final ClientLog log;
+    private final int ownUid;
+    private final AtomicInteger clients = new AtomicInteger();
+    private final AtomicInteger nextSessionId = new AtomicInteger(1);
+    private final Thread acceptor;
+    private volatile boolean listening = true;
+    private volatile boolean terminated;
+    private volatile long idleSince = System.nanoTime();
+
+    private MuxMaster(ClientSession session, Path path, UnixSocket listener, Options options, ClientLog log) {
+        this.session = session;
+        this.path = path;
+        this.listener = listener;
+        this.options = options;
+        this.log = log;
+        this.ownUid = UnixSocket.uid();
+        this.acceptor = new Thread(this::acceptLoop, "pqssh-mux-listener");
+        acceptor.setDaemon(true);
+    }
+
+    /**
+     * Listens at {@code path}; null when a file is already there ("ControlSocket ... already exists, disabling
+     * multiplexing", as ssh: the connection goes on without sharing).
+     */
+    public static MuxMaster start(ClientSession session, Path path, Options options, ClientLog log)
+            throws IOException {
+        log.debug1("setting up multiplex master socket");
+        UnixSocket l;
+        try {
+            l = UnixSocket.listen(path, tempSuffix());
+        } catch (UnixSocket.SysError e) {
+            if (e.errno() == UnixSocket.EEXIST || e.errno() == UnixSocket.EADDRINUSE
+                    || e.errno() == UnixSocket.EINVAL) {
+                log.error("ControlSocket " + path + " already exists, disabling multiplexing");
+                return null;
+            }
+            throw new IOException("ControlPath " + path + ": " + e.getMessage(), e);
+        }
+        MuxMaster m = new MuxMaster(session, path, l, options, log);
+        // as ssh's cleanup_exit: the socket goes with the process, also on SIGTERM/SIGINT
+        Runtime.getRuntime().addShutdownHook(new Thread(m::stopListening, "pqssh-mux-unlink"));
+        m.acceptor.start();
+        return m;
+    }
+
+    /** ssh's temporary name beside the ControlPath: 16 random letters and digits. */
+    private static String tempSuffix() {
+        String alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+        SecureRandom r = new SecureRandom();
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < 16; i++) {
+            b.append(alphabet.charAt(r.nextInt(alphabet.length())));
+        }
+        return b.toString();
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    /** True once a client asked the master to exit (MUX_C_TERMINATE, {@code ssh -O exit}). */
+    public boolean terminated() {
+        return terminated;
+    }
+
+    /** Clients connected now (each running session holds its client's connection). */
+    public int activeClients() {
+        return clients.get();
+    }
+
+    /**
+     * Blocks until the master should end: a terminate request, the SSH connection closing, or, with {@code idle}
+     * (ControlPersist's time), that long without any client. {@code idle} null waits for the first two only.
+     */
+    public void awaitEnd(Duration idle) throws InterruptedException {
+        while (!terminated && session.isOpen()) {
+            if (idle != null && clients.get() == 0
+                    && System.nanoTime() - idleSince > idle.toNanos()) {
+                log.debug1("ControlPersist timeout expired");
+                return;
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** Waits until no client is connected (ssh's master outlives its own session while others still run). */
+    public void awaitClients() throws InterruptedException {
+        while (clients.get() > 0 && session.isOpen() && !terminated) {
+            Thread.sleep(100);
+        }
+    }
+
+    private void acceptLoop() {
+        try {
+            while (listening) {
+                UnixSocket c = listener.accept();
+                if (c == null) {
+                    break;
+                }
+                int uid;
+                try {
+                    uid = c.peerUid();
+                } catch (IOException e) {
+                    log.error("getpeereid failed: " + e.getMessage());
+                    c.close();
+                    continue;
+                }
+                if (uid != 0 && uid != ownUid) {
+                    // ssh's check and words (channels.c): the socket's mode is not the only barrier
+                    log.error("multiplex uid mismatch: peer euid " + Integer.toUnsignedString(uid) + " != uid "
+                            + Integer.toUnsignedString(ownUid));
+                    c.close();
+                    continue;
+                }
+                clients.incrementAndGet();
+                Thread t = new Thread(() -> serve(c), "pqssh-mux-client");
+                t.setDaemon(true);
+                t.start();
+            }
+        } catch (IOException e) {
+            log.error("mux listener: " + e.getMessage());
+        } finally {
+            listener.close();
+        }
+    }
+
+    /** MUX_C_STOP_LISTENING and the end of the master: no new clients, and the socket file goes. */
+    private void stopListening() {
+        if (listening) {
+            listening = false;
+            listener.stopAccepting();
+            try {
+                Files.deleteIfExists(path);
+            } catch (IOException e) {
+                log.debug1("unlink " + path + ": " + e.getMessage());
+            }
+        }
+    }
+
+    private void serve(UnixSocket c) {
+        Connection conn = new Connection(c);
+        try {
+            conn.run();
+        } catch (IOException e) {
+            log.debug1("mux client: " + e.getMessage());
+        } finally {
+            conn.end();
+            c.close();
+            if (clients.decrementAndGet() == 0) {
+                idleSince = System.nanoTime();
+            }
+        }
+    }
+
+    /** One client connection: its messages in order, and at most one session (as ssh). */
+    private final class Connection {
+        private final UnixSocket sock;
+        private boolean helloReceived;
+        private volatile ClientChannel channel;
+        private volatile boolean sessionOver;
+        private final List<Integer> fds = new ArrayList<>();
+
+        Connection(UnixSocket sock) {
+            this.sock = sock;
+        }
+
+        private synchronized void send(MuxBuffer m) throws IOException {
+            Mux.write(sock, m);
+        }
+
+        void run() throws IOException {
+            send(MuxBuffer.writing(Mux.MSG_HELLO).u32(Mux.VERSION));
+            byte[] body;
+            while ((body = Mux.read(sock)) != null) {
+                MuxBuffer m = MuxBuffer.reading(body);
+                int type = m.u32();
+                if (type == Mux.MSG_HELLO) {
+                    if (!hello(m)) {
+                        return;
+                    }
+                    continue;
+                }
+                if (!helloReceived) {
+                    log.error("mux: expected MUX_MSG_HELLO(0x00000001), received 0x" + String.format("%08x", type));
+                    return;
+                }
+                int rid = m.u32();
+                if (!handle(type, rid, m)) {
+                    return;
+                }
+            }
+        }
+
+        private boolean hello(MuxBuffer m) throws IOException {
+            if (helloReceived) {
+                log.error("mux: HELLO received twice");
+                return false;
+            }
+            int version = m.u32();
+            if (version != Mux.VERSION) {
+                log.error("mux: unsupported multiplexing protocol version " + Integer.toUnsignedString(version)
+                        + " (expected " + Mux.VERSION + ")");
+                return false;
+            }
+            while (m.hasMore()) {
+                String name = m.string();
+                m.bytes();
+                log.debug2("mux: unrecognised extension \"" + name + "\"");
+            }
+            helloReceived = true;
+            return true;
+        }
+
+        /** False when the connection must close (as ssh after a malformed request). */
+        private boolean handle(int type, int rid, MuxBuffer m) throws IOException {
+            switch (type) {
+                case Mux.C_ALIVE_CHECK -> send(MuxBuffer.writing(Mux.S_ALIVE).u32(rid)
+                        .u32((int) ProcessHandle.current().pid()));
+                case Mux.C_TERMINATE -> {
+                    send(MuxBuffer.writing(Mux.S_OK).u32(rid));
+                    terminate();
+                }
+                case Mux.C_STOP_LISTENING -> {
+                    stopListening();
+                    send(MuxBuffer.writing(Mux.S_OK).u32(rid));
+                }
+                case Mux.C_NEW_SESSION -> {
+                    return newSession(rid, m);
+                }
+                case Mux.C_NEW_STDIO_FWD -> {
+                    return stdioForward(rid, m);
+                }
+                default -> {
+                    log.debug1("mux: unsupported mux message 0x" + String.format("%08x", type));
+                    send(MuxBuffer.writing(Mux.S_FAILURE).u32(rid).string("unsupported request"));
+                }
+            }
+            return true;
+        }
+
+        private boolean receiveFds(int count, int rid) throws IOException {
+            for (int i = 0; i < count; i++) {
+                try {
+                    fds.add(sock.receiveFd());
+                } catch (IOException e) {
+                    log.error("mux: failed to receive fd " + i + " from client: " + e.getMessage());
+                    send(MuxBuffer.writing(Mux.S_FAILURE).u32(rid).string("did not receive file descriptors"));
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        private boolean newSession(int rid, MuxBuffer m) throws IOException {
+            m.bytes(); // reserved
+            boolean wantTty = m.u32() != 0;
+            m.u32(); // X11: not implemented, so never requested
+            boolean wantAgent = m.u32() != 0;
+            boolean subsystem = m.u32() != 0;
+            m.u32(); // escape character: see docs/client.md (not applied to shared sessions)
+            String term = m.string();
+            String command = m.string();
+            List<String[]> env = new ArrayList<>();
+            while (m.hasMore()) {
+                String e = m.string();
+                int eq = e.indexOf('=');
+                // the master's SendEnv decides, as ssh's env_permitted: a client cannot set what we would not send
+                if (eq > 0 && env.size() < 4096 && options.sendEnv().test(e.substring(0, eq))) {
+                    env.add(new String[] {e.substring(0, eq), e.substring(eq + 1)});
+                }
+            }
+            if (!receiveFds(3, rid)) {
+                return false;
+            }
+            if (channel != null || sessionOver) {
+                send(MuxBuffer.writing(Mux.S_FAILURE).u32(rid).string("Multiple sessions not supported"));
+                closeFds();
+                return true;
+            }
+            int in = fds.get(0);
+            int out = fds.get(1);
+            int err = fds.get(2);
+            ChannelSession ch;
+            if (subsystem) {
+                ch = session.createSubsystemChannel(command);
+            } else if (command.isEmpty()) {
+                ch = session.createShellChannel();
+            } else {
+                ch = session.createExecChannel(command);
+            }
+            if (ch instanceof PtyCapableChannelSession pty) {
+                pty.setUsePty(wantTty);
+                pty.setAgentForwarding(wantAgent && options.forwardAgent());
+                if (wantTty) {
+                    int[] size = UnixSocket.windowSize(in);
+                    pty.setPtyType(term.isEmpty() ? "dumb" : term);
+                    pty.setPtyColumns(size != null && size[0] > 0 ? size[0] : 80);
+                    pty.setPtyLines(size != null && size[1] > 0 ? size[1] : 24);
+                }
+                for (String[] e : env) {
+                    pty.setEnv(e[0], e[1]);
+                }
+            }
+            ch.setOut(FdStreams.output(out));
+            ch.setErr(FdStreams.output(err));
+            log.debug1("mux: session for a client: " + (subsystem ? "subsystem " : "") + (command.isEmpty()
+                    ? "shell" : "\"" + command + "\"") + (wantTty ? " with a pty" : ""));
+            try {
+                ch.open().verify(options.openTimeout());
+            } catch (IOException | RuntimeException e) {
+                log.debug1("mux: session open failed: " + e.getMessage());
+                ch.close(true);
+                closeFds();
+                send(MuxBuffer.writing(Mux.S_FAILURE).u32(rid).string("Session open refused by peer"));
+                return true;
+            }
+            channel = ch;
+            int sid = nextSessionId.getAndIncrement();
+            send(MuxBuffer.writing(Mux.S_SESSION_OPENED).u32(rid).u32(sid));
+            relayInput(in, ch.getInvertedIn());
+            Thread waiter = new Thread(() -> finishSession(ch, sid), "pqssh-mux-session");
+            waiter.setDaemon(true);
+            waiter.start();
+            return true;
+        }
+
+        private boolean stdioForward(int rid, MuxBuffer m) throws IOException {
+            m.bytes(); // reserved
+            String host = m.string();
+            int port = m.u32();
+            if (!receiveFds(2, rid)) {
+                return false;
+            }
+            if (channel != null || sessionOver) {
+                send(MuxBuffer.writing(Mux.S_FAILURE).u32(rid).string("Multiple sessions not supported"));
+                closeFds();
+                return true;
+            }
+            if (port <= 0 || port > 65535) {
+                log.error("mux: invalid port 0x" + Integer.toHexString(port));
+                closeFds();
+                return false;
+            }
+            log.debug1("mux: stdio forward to " + host + ":" + port);
+            ChannelDirectTcpip ch = session.createDirectTcpipChannel(
+                    new SshdSocketAddress("127.0.0.1", 65535), new SshdSocketAddress(host, port));
+            ch.setOut(FdStreams.output(fds.get(1)));
+            try {
+                ch.open().verify(options.openTimeout());
+            } catch (IOException | RuntimeException e) {
+                ch.close(true);
+                closeFds();
+                send(MuxBuffer.writing(Mux.S_FAILURE).u32(rid).string("Session open refused by peer"));
+                return true;
+            }
+            channel = ch;
+            int sid = nextSessionId.getAndIncrement();
+            send(MuxBuffer.writing(Mux.S_SESSION_OPENED).u32(rid).u32(sid));
+            relayInput(fds.get(0), ch.getInvertedIn());
+            Thread waiter = new Thread(() -> finishSession(ch, -1), "pqssh-mux-stdio");
+            waiter.setDaemon(true);
+            waiter.start();
+            return true;
+        }
+
+        private void relayInput(int fd, OutputStream toRemote) {
+            InputStream from = FdStreams.input(fd, () -> sessionOver);
+            Thread t = new Thread(() -> {
+                byte[] buf = new byte[32768];
+                try {
+                    int n;
+                    while ((n = from.read(buf, 0, buf.length)) >= 0) {
+                        toRemote.write(buf, 0, n);
+                        toRemote.flush();
+                    }
+                    if (!sessionOver) {
+                        toRemote.close(); // the client's end of input: CHANNEL_EOF
+                    }
+                } catch (IOException e) {
+                    log.debug2("mux: input relay ended: " + e.getMessage());
+                }
+            }, "pqssh-mux-stdin");
+            t.setDaemon(true);
+            t.start();
+        }
+
+        /** After the channel closes: the client's descriptors go, then the exit status, then the connection. */
+        private void finishSession(ClientChannel ch, int sid) {
+            ch.waitFor(EnumSet.of(ClientChannelEvent.CLOSED), 0L);
+            sessionOver = true;
+            closeFds();
+            Integer status = ch.getExitStatus();
+            if (sid >= 0 && status != null) {
+                try {
+                    send(MuxBuffer.writing(Mux.S_EXIT_MESSAGE).u32(sid).u32(status));
+                } catch (IOException e) {
+                    log.debug1("mux: exit message not sent: " + e.getMessage());
+                }
+            }
+            sock.shutdown();
+        }
+
+        private void closeFds() {
+            synchronized (fds) {
+                for (int fd : fds) {
+                    UnixSocket.closeFd(fd);
+                }
+                fds.clear();
+            }
+        }
+
+        /** The client went away (or broke the protocol): its session ends with it, as ssh's control cleanup. */
+        void end() {
+            ClientChannel ch = channel;
+            if (ch != null && !sessionOver) {
+                sessionOver = true;
+                ch.close(false);
+                ch.waitFor(EnumSet.of(ClientChannelEvent.CLOSED), Duration.ofSeconds(5).toMillis());
+            }
+            if (ch == null) {
+                closeFds();
+            }
+        }
+    }
+
+    private void terminate() {
+        terminated = true;
+        stopListening();
+        log.debug1("mux: terminate request; closing the connection");
+        session.close(false);
+    }
+
+    @Override
+    public void close() {
+        stopListening();
+    }
+
+    static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}
