@@ -32,6 +32,8 @@ import io.pqssh.client.ssh.Terminals;
  */
 final class ConnectionSharing {
     static final String PERSIST_ENV = "PQSSH_MUX_PERSIST";
+    private static final int ENOENT = 2;
+    private static final int ECONNREFUSED = 111;
 
     enum MasterMode { NO, YES, AUTO }
 
@@ -110,7 +112,9 @@ final class ConnectionSharing {
                 if (a.connected()) {
                     return Optional.of(passenger(a.client(), cmd, config, log));
                 }
-                if (a.errno() != 0 && a.errno() != 2 && a.errno() != 111) {
+                // ssh's cases: a stale socket is unlinked quietly (unless ControlMaster no), a missing one is normal
+                boolean stale = a.errno() == ECONNREFUSED;
+                if (a.errno() != 0 && a.errno() != ENOENT && (!stale || mode == MasterMode.NO)) {
                     log.error("Control socket connect(" + path + "): " + a.reason());
                 }
             }

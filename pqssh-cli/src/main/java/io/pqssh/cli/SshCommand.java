@@ -250,8 +250,9 @@ public final class SshCommand implements Callable<Integer> {
                         + " (RefuseConnection yes, " + refused.get() + ")");
                 return 255;
             }
-            for (String w : config.ignoredOptionWarnings()) {
-                // once per keyword, before connecting: the option is accepted, and not carried out
+            for (String w : ConnectionSharing.isPersistChild() ? List.<String>of() : config.ignoredOptionWarnings()) {
+                // once per keyword, before connecting: the option is accepted, and not carried out (ControlPersist's
+                // background copy stays silent: the process that started it said so)
                 log.error("pqssh: warning: " + w);
             }
             if (sessionUser == null) {
