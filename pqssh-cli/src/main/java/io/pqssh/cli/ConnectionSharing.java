@@ -104,7 +104,12 @@ final class ConnectionSharing {
             if (isPersistChild()) {
                 return Optional.empty();
             }
-            if (mode != MasterMode.YES) {
+            if (mode != MasterMode.YES && !config.forwards().isEmpty()) {
+                // ssh would hand -L/-R/-D to the master (MUX_C_OPEN_FWD), which is not implemented here: a login of
+                // this process's own carries them out instead of a session that silently lacks them
+                log.error("pqssh: port forwarding through a shared connection is not implemented; connecting"
+                        + " without the master at " + path);
+            } else if (mode != MasterMode.YES) {
                 if (mode == MasterMode.AUTO) {
                     log.debug1("auto-mux: Trying existing master at '" + path + "'");
                 }
