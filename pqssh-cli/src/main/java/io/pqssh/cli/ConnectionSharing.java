@@ -109,6 +109,7 @@ final class ConnectionSharing {
                 // this process's own carries them out instead of a session that silently lacks them
                 log.error("pqssh: port forwarding through a shared connection is not implemented; connecting"
                         + " without the master at " + path);
+                return Optional.empty(); // nor a ControlPersist master: its socket may well be that live one
             } else if (mode != MasterMode.YES) {
                 if (mode == MasterMode.AUTO) {
                     log.debug1("auto-mux: Trying existing master at '" + path + "'");

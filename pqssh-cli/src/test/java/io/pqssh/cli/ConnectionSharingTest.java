@@ -150,6 +150,11 @@ class ConnectionSharingTest {
         assertEquals(0, t.rc(), t.all());
         assertEquals(1, logins(), "a shared session must not log in again:\n" + CliHarness.read(sshdLog));
 
+        // -W: a direct-tcpip channel of the master's, here to sshd itself, which greets first
+        CliHarness.Result w = sh(CliHarness.SSH + " -S " + socket + " -W 127.0.0.1:" + port + " " + dest());
+        assertEquals(0, w.rc(), w.all() + CliHarness.read(masterLog));
+        assertTrue(w.out().startsWith("SSH-2.0-OpenSSH"), w.all());
+
         // -O stop: no new clients, the master stays; -O exit ends it
         CliHarness.Result stop = sh(CliHarness.SSH + " -S " + socket + " -O stop " + dest());
         assertEquals(0, stop.rc(), stop.all());
@@ -183,6 +188,21 @@ class ConnectionSharingTest {
         assertEquals("through-openssh\n", s.out(), s.all());
         assertTrue(s.err().contains("err-line"), s.all());
         assertEquals(1, logins(), "pqssh must use the master, not log in:\n" + CliHarness.read(sshdLog));
+
+        CliHarness.Result w = sh("$PQSSH ssh " + common() + " -S " + socket + " -W 127.0.0.1:" + port + " "
+                + dest());
+        assertEquals(0, w.rc(), w.all());
+        assertTrue(w.out().startsWith("SSH-2.0-OpenSSH"), w.all());
+        assertEquals(1, logins(), CliHarness.read(sshdLog));
+
+        // forwards are not handed to a master: this login makes its own connection and says so
+        int listen = CliHarness.freePort();
+        CliHarness.Result fwd = sh("$PQSSH ssh " + common() + " -S " + socket + " -L " + listen + ":127.0.0.1:"
+                + port + " " + dest() + " 'echo own-login'");
+        assertEquals(0, fwd.rc(), fwd.all());
+        assertEquals("own-login\n", fwd.out(), fwd.all());
+        assertTrue(fwd.err().contains("port forwarding through a shared connection is not implemented"), fwd.all());
+        assertEquals(2, logins(), CliHarness.read(sshdLog));
 
         CliHarness.Result c = sh("$PQSSH ssh " + common() + " -S " + socket + " -O check " + dest());
         assertEquals(0, c.rc(), c.all());
