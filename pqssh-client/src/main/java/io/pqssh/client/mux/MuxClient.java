@@ -231,6 +231,7 @@ public final class MuxClient implements AutoCloseable {
         boolean raw = r.tty();
         if (raw) {
             ttyMode.accept(true);
+            relayWindowChanges(masterPid, log);
         }
         Integer exit = null;
         try {
@@ -275,6 +276,18 @@ public final class MuxClient implements AutoCloseable {
         }
         log.debug2("Received exit status from master " + exit);
         return exit;
+    }
+
+    /** As ssh's mux client: SIGWINCH is passed on to the master, which reads the new size from our terminal. */
+    private static void relayWindowChanges(long masterPid, io.pqssh.client.ssh.ClientLog log) {
+        if (masterPid <= 1) {
+            return;
+        }
+        try {
+            sun.misc.Signal.handle(new sun.misc.Signal("WINCH"), s -> UnixSocket.kill(masterPid, s.getNumber()));
+        } catch (IllegalArgumentException | LinkageError e) {
+            log.debug1("mux: SIGWINCH not relayed: " + e);
+        }
     }
 
     /** MUX_C_NEW_STDIO_FWD ({@code -W} through a master): returns when the master closes the forwarding. */

@@ -49,6 +49,11 @@ public final class MuxMaster implements AutoCloseable {
     private volatile boolean listening = true;
     private volatile boolean terminated;
     private volatile long idleSince = System.nanoTime();
+    /** Pty sessions and the client terminal each follows, for SIGWINCH (ssh's clients relay theirs to the master). */
+    private final java.util.Set<TtySession> ttys = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    private record TtySession(PtyCapableChannelSession channel, int fd, int[] last) {
+    }
 
     private MuxMaster(ClientSession session, Path path, UnixSocket listener, Options options, ClientLog log) {
         this.session = session;
@@ -82,8 +87,39 @@ public final class MuxMaster implements AutoCloseable {
         MuxMaster m = new MuxMaster(session, path, l, options, log);
         // as ssh's cleanup_exit: the socket goes with the process, also on SIGTERM/SIGINT
         Runtime.getRuntime().addShutdownHook(new Thread(m::stopListening, "pqssh-mux-unlink"));
+        m.followWindowChanges();
         m.acceptor.start();
         return m;
+    }
+
+    /**
+     * A mux client cannot send window changes in the protocol: ssh's client sends SIGWINCH to the master's pid, and
+     * the master reads each pty session's terminal size from the descriptor it was given. Same mechanism as
+     * pqssh server's SIGHUP ({@code sun.misc.Signal}); without it, sessions keep their first size.
+     */
+    private void followWindowChanges() {
+        try {
+            sun.misc.Signal.handle(new sun.misc.Signal("WINCH"), s -> windowChanged());
+        } catch (IllegalArgumentException | LinkageError e) {
+            log.debug1("mux: SIGWINCH not followed: " + e);
+        }
+    }
+
+    private void windowChanged() {
+        for (TtySession t : ttys) {
+            int[] now = UnixSocket.windowSize(t.fd());
+            if (now == null || (now[0] == t.last()[0] && now[1] == t.last()[1])) {
+                continue;
+            }
+            t.last()[0] = now[0];
+            t.last()[1] = now[1];
+            try {
+                t.channel().sendWindowChange(now[0], now[1]);
+                log.debug2("mux: window change " + now[0] + "x" + now[1]);
+            } catch (IOException e) {
+                log.debug1("mux: window change not sent: " + e.getMessage());
+            }
+        }
     }
 
     /** ssh's temporary name beside the ControlPath: 16 random letters and digits. */
@@ -201,6 +237,7 @@ public final class MuxMaster implements AutoCloseable {
         private boolean helloReceived;
         private volatile ClientChannel channel;
         private volatile boolean sessionOver;
+        private volatile TtySession tty;
         private final List<Integer> fds = new ArrayList<>();
 
         Connection(UnixSocket sock) {
@@ -359,6 +396,10 @@ public final class MuxMaster implements AutoCloseable {
             }
             channel = ch;
             int sid = nextSessionId.getAndIncrement();
+            if (wantTty && ch instanceof PtyCapableChannelSession pty) {
+                tty = new TtySession(pty, in, new int[] {pty.getPtyColumns(), pty.getPtyLines()});
+                ttys.add(tty);
+            }
             send(MuxBuffer.writing(Mux.S_SESSION_OPENED).u32(rid).u32(sid));
             relayInput(in, ch.getInvertedIn());
             Thread waiter = new Thread(() -> finishSession(ch, sid), "pqssh-mux-session");
@@ -431,6 +472,9 @@ public final class MuxMaster implements AutoCloseable {
         private void finishSession(ClientChannel ch, int sid) {
             ch.waitFor(EnumSet.of(ClientChannelEvent.CLOSED), 0L);
             sessionOver = true;
+            if (tty != null) {
+                ttys.remove(tty);
+            }
             closeFds();
             Integer status = ch.getExitStatus();
             if (sid >= 0 && status != null) {

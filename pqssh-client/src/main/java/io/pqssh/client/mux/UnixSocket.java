@@ -71,6 +71,7 @@ public final class UnixSocket implements AutoCloseable {
     private static final MethodHandle SHUTDOWN = fn("shutdown", FunctionDescriptor.of(INT, INT, INT));
     private static final MethodHandle OPEN = fn("open", FunctionDescriptor.of(INT, ADDR, INT));
     private static final MethodHandle DUP2 = fn("dup2", FunctionDescriptor.of(INT, INT, INT));
+    private static final MethodHandle KILL = plain("kill", FunctionDescriptor.of(INT, INT, INT));
     private static final MethodHandle LINK = fn("link", FunctionDescriptor.of(INT, ADDR, ADDR));
     private static final MethodHandle UMASK = plain("umask", FunctionDescriptor.of(INT, INT));
     private static final MethodHandle GETUID = plain("getuid", FunctionDescriptor.of(INT));
@@ -304,6 +305,15 @@ public final class UnixSocket implements AutoCloseable {
                 Short.toUnsignedInt(ws.get(ValueLayout.JAVA_SHORT, 0))};
         } catch (Throwable t) {
             return null;
+        }
+    }
+
+    /** kill(2); false when it failed. */
+    static boolean kill(long pid, int signal) {
+        try {
+            return (int) KILL.invokeExact((int) pid, signal) == 0;
+        } catch (Throwable t) {
+            return false;
         }
     }
 
