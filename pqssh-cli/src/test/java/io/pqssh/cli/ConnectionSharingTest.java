@@ -309,6 +309,46 @@ class ConnectionSharingTest {
     }
 
     @Test
+    void ptySessionsThroughAPqsshMasterFollowTheTerminal() throws Exception {
+        Path socket = dir.resolve("ctl");
+        Path masterLog = dir.resolve("master.log");
+        CliHarness.Result m = sh("$PQSSH ssh " + common() + " -M -S " + socket + " -fN " + dest() + " >" + masterLog
+                + " 2>&1");
+        assertEquals(0, m.rc(), m.all() + CliHarness.read(masterLog));
+        check(socket);
+        // OpenSSH's ssh and pqssh ssh as the passenger in a real terminal: the pty has the terminal's size, a resize
+        // reaches it (the client relays SIGWINCH to the master), the exit status comes back, the terminal is restored
+        for (String client : List.of(CliHarness.SSH + " -S " + socket, "$PQSSH ssh " + common() + " -S " + socket)) {
+            Path before = dir.resolve("before");
+            Path after = dir.resolve("after");
+            Path rc = dir.resolve("rc");
+            Files.deleteIfExists(rc);
+            Path script = TmuxPane.script(dir, "pty.sh", "stty -a > " + before + "\n" + client + " -t " + dest()
+                    + "\necho $? > " + rc + "\nstty -a > " + after + "\necho LOCAL-SCRIPT-DONE");
+            try (TmuxPane pane = new TmuxPane(script, 100, 30)) {
+                Thread.sleep(1000);
+                pane.line("stty size; echo SIZE-$((1+1))");
+                String s = pane.awaitText(Duration.ofSeconds(60), "SIZE-2");
+                assertTrue(s.contains("30 100"), client + ": the pty does not have the terminal's size:\n" + s);
+                pane.resize(120, 40);
+                Thread.sleep(1000);
+                pane.line("stty size; echo SIZE-$((2+2))");
+                s = pane.awaitText(Duration.ofSeconds(60), "SIZE-4");
+                assertTrue(s.contains("40 120"), client + ": window change not followed:\n" + s);
+                pane.line("exit 6");
+                s = pane.awaitText(Duration.ofSeconds(60), "LOCAL-SCRIPT-DONE");
+                assertTrue(s.contains("Shared connection to 127.0.0.1 closed."), client + ":\n" + s);
+                assertEquals("6", Files.readString(rc).strip(), client + ":\n" + s);
+                assertEquals(Files.readString(before).replace("rows 30; columns 100;", "SIZE"),
+                        Files.readString(after).replace("rows 40; columns 120;", "SIZE"),
+                        client + ": stty -a differs after the session");
+            }
+        }
+        assertEquals(1, logins(), CliHarness.read(sshdLog));
+        sh(CliHarness.SSH + " -S " + socket + " -O exit " + dest());
+    }
+
+    @Test
     void askIsRefusedAndMinusOWordsAreChecked() throws Exception {
         CliHarness.Result ask = CliHarness.pqssh("ssh", "-F", "none", "-o", "ControlMaster=ask", "-o",
                 "ControlPath=" + dir.resolve("x"), "-p", "1", "127.0.0.1", "true");
