@@ -93,7 +93,7 @@ class SshGCompareTest {
                 "Host *",
                 "  AddKeysToAgent confirm 1h",
                 "  ControlMaster auto",
-                "  ControlPath ~/.ssh/cm-%r@%h:%p",
+                "  ControlPath ~/.ssh/cm-%C-%r@%h:%p",
                 "  ControlPersist 10m",
                 "  ForwardX11 no",
                 "  HashKnownHosts yes",

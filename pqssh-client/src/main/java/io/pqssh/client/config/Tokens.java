@@ -22,21 +22,22 @@ public final class Tokens {
     }
 
     /**
-     * {@link #expand(String, Context)} plus {@code %C} (ControlPath and the other keywords ssh gives it):
-     * {@code jumpHost} is ProxyJump's value or "" for the hash.
+     * {@link #expand(String, Context)} plus {@code %C} (ControlPath and the other keywords ssh gives it);
+     * {@code jumpHost} (ProxyJump's value or "") is kept for OpenSSH 9.6's hash, which includes it.
      */
     public static String expandWithHash(String s, Context c, String jumpHost) throws ConfigException {
         return expand(s, c, jumpHost);
     }
 
     /**
-     * ssh's connection hash {@code %C}: SHA-1 in hex of {@code %l%h%p%r} and the ProxyJump value (empty without
-     * one, which makes it OpenSSH 9's {@code %l%h%p%r}); the same value as ssh's, so both can share a ControlPath.
+     * ssh's connection hash {@code %C}: SHA-1 in hex of {@code %l%h%p%r}, OpenSSH 9.2's (Debian 12's ssh, the one
+     * this is tested against), so both can share a ControlPath. OpenSSH 9.6 and later also hash the ProxyJump
+     * value; without ProxyJump the two agree.
      */
     public static String connectionHash(Context c, String jumpHost) {
         try {
             java.security.MessageDigest d = java.security.MessageDigest.getInstance("SHA-1");
-            String in = localHostName() + c.host() + c.port() + c.remoteUser() + (jumpHost == null ? "" : jumpHost);
+            String in = localHostName() + c.host() + c.port() + c.remoteUser();
             return java.util.HexFormat.of().formatHex(d.digest(in.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-1 missing from the JDK", e);

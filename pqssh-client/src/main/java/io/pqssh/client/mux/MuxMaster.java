@@ -397,7 +397,8 @@ public final class MuxMaster implements AutoCloseable {
             channel = ch;
             int sid = nextSessionId.getAndIncrement();
             if (wantTty && ch instanceof PtyCapableChannelSession pty) {
-                tty = new TtySession(pty, in, new int[] {pty.getPtyColumns(), pty.getPtyLines()});
+                // stdout: open until the channel closes (the stdin relay closes stdin when that ends)
+                tty = new TtySession(pty, out, new int[] {pty.getPtyColumns(), pty.getPtyLines()});
                 ttys.add(tty);
             }
             send(MuxBuffer.writing(Mux.S_SESSION_OPENED).u32(rid).u32(sid));
@@ -447,7 +448,14 @@ public final class MuxMaster implements AutoCloseable {
             return true;
         }
 
+        /**
+         * Copies the client's stdin to the channel on a thread of its own, which also closes that descriptor when it
+         * stops: closing it from another thread could let this one read a number already given to a new file.
+         */
         private void relayInput(int fd, OutputStream toRemote) {
+            synchronized (fds) {
+                fds.remove(Integer.valueOf(fd));
+            }
             InputStream from = FdStreams.input(fd, () -> sessionOver);
             Thread t = new Thread(() -> {
                 byte[] buf = new byte[32768];
@@ -462,6 +470,8 @@ public final class MuxMaster implements AutoCloseable {
                     }
                 } catch (IOException e) {
                     log.debug2("mux: input relay ended: " + e.getMessage());
+                } finally {
+                    UnixSocket.closeFd(fd);
                 }
             }, "pqssh-mux-stdin");
             t.setDaemon(true);

@@ -376,7 +376,10 @@ public final class UnixSocket implements AutoCloseable {
     }
 
     /** Writes all of {@code b} (MSG_NOSIGNAL: a vanished peer is EPIPE here, not a signal). */
-    public void write(byte[] b) throws IOException {
+    public synchronized void write(byte[] b) throws IOException {
+        if (closed) {
+            throw new SysError("write", EPIPE); // never onto a number closed and perhaps reused
+        }
         writeAll(fd, b, 0, b.length, true);
     }
 
@@ -487,7 +490,10 @@ public final class UnixSocket implements AutoCloseable {
     }
 
     /** Ends both directions now: a thread blocked reading this socket sees end of stream. */
-    public void shutdown() {
+    public synchronized void shutdown() {
+        if (closed) {
+            return; // the number may belong to another descriptor by now
+        }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment st = a.allocate(CAPTURE);
             int ignored = (int) SHUTDOWN.invokeExact(st, fd, SHUT_RDWR);
@@ -544,7 +550,7 @@ public final class UnixSocket implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
         if (!closed) {
             closed = true;
             closeFd(fd);

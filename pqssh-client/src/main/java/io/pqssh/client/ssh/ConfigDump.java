@@ -1,5 +1,6 @@
 package io.pqssh.client.ssh;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -113,7 +114,13 @@ public final class ConfigDump {
         line("ciphers", String.join(",", Algorithms.ciphers(c)));
         Optional<String> controlPath = c.string("ControlPath").filter(v -> !v.equalsIgnoreCase("none"));
         if (controlPath.isPresent()) {
-            line("controlpath", expandedOrAsWritten(controlPath.get()));
+            String shown;
+            try {
+                shown = c.controlPath(null).map(Path::toString).orElse(controlPath.get()); // %C too, as ssh
+            } catch (ConfigException e) {
+                shown = controlPath.get();
+            }
+            line("controlpath", shown);
         }
         line("hostkeyalgorithms", String.join(",", Algorithms.hostKey(c)));
         optional("HostKeyAlias");
