@@ -126,6 +126,39 @@ class ServerAlgorithmsCliTest {
         assertTrue(!value(def, "macs").contains("sha1"), value(def, "macs"));
     }
 
+    /**
+     * Where the lists do not depend on the defaults (exact lists, key-type patterns) and for several Port and
+     * ListenAddress lines, {@code pqssh server -T} prints what OpenSSH's {@code sshd -T} prints for the same file.
+     */
+    @Test
+    void extendedTestModeMatchesSshdForExplicitListsAndSockets(@TempDir Path dir) throws Exception {
+        CliHarness.requireBinary(CliHarness.SSHD, "openssh-server");
+        CliHarness.ensureSshdPrivsepDir();
+        Path hostKey = CliHarness.sshKeygen(dir.resolve("host_key"), "ed25519");
+        Path cfg = dir.resolve("cfg");
+        Files.writeString(cfg, String.join("\n", "Port 2201", "Port 2202", "ListenAddress 127.0.0.1",
+                "ListenAddress [::1]:2203", "ListenAddress 127.0.0.1:2204", "AddressFamily any",
+                "Ciphers aes256-ctr,aes128-gcm@openssh.com,aes256-cbc", "MACs hmac-sha2-512,hmac-sha1",
+                "KexAlgorithms curve25519-sha256,diffie-hellman-group14-sha256",
+                // ssh-ed25519* would also match pqssh's composites (ssh-ed25519-mldsa-65), which sshd lacks
+                "HostKeyAlgorithms ssh-ed25519,rsa-sha2-*",
+                "PubkeyAcceptedAlgorithms ecdsa-sha2-*,ssh-ed25519-c*,ssh-ed25519",
+                "CASignatureAlgorithms ssh-ed25519,ecdsa*", ""));
+        CliHarness.Result ours = CliHarness.pqssh("server", "-T", "-f", cfg.toString());
+        assertEquals(0, ours.rc(), ours.all());
+        CliHarness.Result theirs = CliHarness.exec(dir, List.of(CliHarness.SSHD.toString(), "-T", "-f",
+                cfg.toString(), "-h", hostKey.toString()));
+        assertEquals(0, theirs.rc(), theirs.all());
+        for (String k : List.of("port", "addressfamily", "listenaddress", "ciphers", "macs", "kexalgorithms",
+                "hostkeyalgorithms", "pubkeyacceptedalgorithms", "casignaturealgorithms")) {
+            assertEquals(all(theirs.out(), k), all(ours.out(), k), k);
+        }
+    }
+
+    private static List<String> all(String out, String keyword) {
+        return out.lines().filter(l -> l.startsWith(keyword + " ")).toList();
+    }
+
     @Test
     void unknownNamesAreRefusedAsSshdRefusesThem(@TempDir Path dir) throws Exception {
         Path cfg = dir.resolve("cfg");

@@ -41,6 +41,19 @@ public enum ServerAlgorithms {
             "webauthn-sk-ecdsa-sha2-nistp256@openssh.com", "sk-ssh-ed25519-cert-v01@openssh.com",
             "sk-ecdsa-sha2-nistp256-cert-v01@openssh.com");
 
+    /**
+     * OpenSSH's order of key types (sshkey.c's table, {@code ssh -Q key-sig}): a pattern expands in this order, as in
+     * sshd, so {@code rsa-sha2-*} gives what {@code sshd -T} prints. Types OpenSSH lacks (post-quantum) follow.
+     */
+    private static final List<String> OPENSSH_KEY_ORDER = List.of("ssh-ed25519", "ssh-ed25519-cert-v01@openssh.com",
+            "sk-ssh-ed25519@openssh.com", "sk-ssh-ed25519-cert-v01@openssh.com", "ecdsa-sha2-nistp256",
+            "ecdsa-sha2-nistp256-cert-v01@openssh.com", "ecdsa-sha2-nistp384",
+            "ecdsa-sha2-nistp384-cert-v01@openssh.com", "ecdsa-sha2-nistp521",
+            "ecdsa-sha2-nistp521-cert-v01@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com",
+            "sk-ecdsa-sha2-nistp256-cert-v01@openssh.com", "webauthn-sk-ecdsa-sha2-nistp256@openssh.com",
+            "ssh-dss", "ssh-dss-cert-v01@openssh.com", "ssh-rsa", "ssh-rsa-cert-v01@openssh.com", "rsa-sha2-256",
+            "rsa-sha2-256-cert-v01@openssh.com", "rsa-sha2-512", "rsa-sha2-512-cert-v01@openssh.com");
+
     private final String keyword;
     private final String badSpec;
     private final boolean wildcards;
@@ -89,6 +102,12 @@ public enum ServerAlgorithms {
                 CertificateAuthorizer.DEFAULT_CA_SIGNATURE_ALGORITHMS.stream().filter(n -> !out.contains(n))
                         .forEach(out::add);
             }
+        }
+        if (wildcards) {
+            out.sort(java.util.Comparator.comparingInt(n -> {
+                int i = OPENSSH_KEY_ORDER.indexOf(n);
+                return i < 0 ? OPENSSH_KEY_ORDER.size() : i;
+            }));
         }
         return List.copyOf(out);
     }
