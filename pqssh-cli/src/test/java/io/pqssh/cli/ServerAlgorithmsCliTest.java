@@ -124,6 +124,10 @@ class ServerAlgorithmsCliTest {
         assertEquals("chacha20-poly1305@openssh.com,aes128-gcm@openssh.com,aes256-gcm@openssh.com,aes128-ctr,"
                 + "aes192-ctr,aes256-ctr", value(def, "ciphers"));
         assertTrue(!value(def, "macs").contains("sha1"), value(def, "macs"));
+        // no SHA-1 signatures either, as OpenSSH since 8.8 (MINA's own list has ssh-rsa)
+        for (String k : List.of("hostkeyalgorithms", "pubkeyacceptedalgorithms")) {
+            assertTrue(!value(def, k).contains("ssh-rsa") && value(def, k).contains("rsa-sha2-512"), value(def, k));
+        }
     }
 
     /**

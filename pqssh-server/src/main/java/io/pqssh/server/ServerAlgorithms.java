@@ -112,14 +112,22 @@ public enum ServerAlgorithms {
         return List.copyOf(out);
     }
 
-    /** MINA's server signature list plus the post-quantum types: what the server offered before the keyword. */
+    /** SHA-1 RSA signatures: off by default as in OpenSSH 8.8 and later; {@code +ssh-rsa} adds them back. */
+    private static final Set<String> SHA1_SIGNATURES = Set.of("ssh-rsa", "ssh-rsa-cert-v01@openssh.com");
+
+    /**
+     * MINA's server signature list without SHA-1 ({@code ssh-rsa}), plus the post-quantum types: the default of
+     * HostKeyAlgorithms and PubkeyAcceptedAlgorithms.
+     */
     public static List<NamedFactory<Signature>> defaultSignatures() {
-        return PqSignatureFactories.withPq(ServerBuilder.setUpDefaultSignatureFactories(false));
+        return PqSignatureFactories.withPq(ServerBuilder.setUpDefaultSignatureFactories(false).stream()
+                .filter(f -> !SHA1_SIGNATURES.contains(f.getName())).toList());
     }
 
     /** Every signature algorithm pqssh can verify or sign with. */
     public static List<NamedFactory<Signature>> allSignatures() {
-        List<NamedFactory<Signature>> out = new ArrayList<>(defaultSignatures());
+        List<NamedFactory<Signature>> out = new ArrayList<>(PqSignatureFactories.withPq(
+                ServerBuilder.setUpDefaultSignatureFactories(false)));
         for (BuiltinSignatures s : BuiltinSignatures.VALUES) {
             if (s.isSupported() && out.stream().noneMatch(f -> f.getName().equals(s.getName()))) {
                 out.add(s);
