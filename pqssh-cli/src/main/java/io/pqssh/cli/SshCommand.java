@@ -787,6 +787,11 @@ public final class SshCommand implements Callable<Integer> {
             log.fatal("Connection to " + host + " port " + port + " timed out");
             return 255;
         }
+        if (causedBy(e, PqsshClient.KexTimeoutException.class)) {
+            // sshpkt_fatal's words for a timed-out connection (ssh 9.2 itself has no bound here)
+            log.fatal("Connection to " + host + " port " + port + " timed out");
+            return 255;
+        }
         if (causedBy(e, PqsshClient.ClosedBeforeBannerException.class)) {
             // ssh's two lines; a proxied connection has no address, and ssh names it "UNKNOWN port 65535"
             log.fatal("kex_exchange_identification: Connection closed by remote host");

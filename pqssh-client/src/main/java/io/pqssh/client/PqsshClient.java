@@ -89,6 +89,7 @@ public final class PqsshClient implements AutoCloseable {
                 .verify(config.timeout).getSession();
         if (config.bannerTimeout != null) {
             awaitServerVersion(session, config.bannerTimeout);
+            awaitServerHostKey(session, config.bannerTimeout);
         }
         try {
             if (config.kemIdentity != null) {
@@ -149,6 +150,43 @@ public final class PqsshClient implements AutoCloseable {
                 session.close(true);
                 throw new java.io.InterruptedIOException("interrupted during banner exchange");
             }
+        }
+    }
+
+    /**
+     * Waits, after the banner, for the key exchange to bring the server's host key (or to end): ConnectTimeout bounds
+     * this part too, which OpenSSH 9.2's ssh leaves unbounded (measured: a server that sends its banner and then
+     * nothing holds it until killed). The wait ends when the host key check starts, so that a prompt for the user's
+     * answer is not cut short; the authentication timeout covers the rest.
+     */
+    private static void awaitServerHostKey(ClientSession session, Duration limit) throws IOException {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (session.getAttribute(HOST_KEY_RECEIVED) == null && session.isOpen()
+                && session.getKexState() != org.apache.sshd.common.kex.KexState.DONE) {
+            if (System.nanoTime() - deadline >= 0) {
+                session.close(true);
+                throw new KexTimeoutException();
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                session.close(true);
+                throw new java.io.InterruptedIOException("interrupted during key exchange");
+            }
+        }
+    }
+
+    /** Set on a session when its server host key arrived (the key exchange reached the host key check). */
+    static final org.apache.sshd.common.AttributeRepository.AttributeKey<Boolean> HOST_KEY_RECEIVED =
+            new org.apache.sshd.common.AttributeRepository.AttributeKey<>();
+
+    /** The key exchange did not reach the server's host key within ConnectTimeout. */
+    public static final class KexTimeoutException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        public KexTimeoutException() {
+            super("key exchange timed out");
         }
     }
 
@@ -439,7 +477,11 @@ public final class PqsshClient implements AutoCloseable {
                 // after HostKeyAlgorithmOrder's listener, which the builder added first
                 client.addSessionListener(guesser);
             }
-            client.setServerKeyVerifier(Objects.requireNonNull(serverKeyVerifier, "server key verifier"));
+            ServerKeyVerifier verifier = Objects.requireNonNull(serverKeyVerifier, "server key verifier");
+            client.setServerKeyVerifier((session, address, key) -> {
+                session.setAttribute(HOST_KEY_RECEIVED, Boolean.TRUE); // ConnectTimeout's bound ends here
+                return verifier.verifyServerKey(session, address, key);
+            });
             // a host certificate MINA finds invalid (its own rules: the connect address as the only principal)
             // reaches the verifier as its plain key instead of ending the key exchange: ssh then checks the plain
             // key against known_hosts, and pqssh's verifier applies ssh's certificate rules itself (HostKeyCheck)
