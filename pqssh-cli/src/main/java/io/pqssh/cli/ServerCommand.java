@@ -84,6 +84,7 @@ public final class ServerCommand implements Callable<Integer> {
 
     private PqsshServer current;
     private ServerConfig currentConfig;
+    private ServerConfig.Source currentSource;
     private final List<PqsshServer> draining = new ArrayList<>();
 
     @Override
@@ -114,8 +115,10 @@ public final class ServerCommand implements Callable<Integer> {
             // read by slf4j-simple when the first logger is made, which is after this point
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "debug");
         }
-        currentConfig = loadConfig();
-        current = start(currentConfig);
+        Loaded loaded = loadConfig();
+        currentConfig = loaded.config();
+        currentSource = loaded.source();
+        current = start(currentConfig, currentSource);
         printListening(current);
         io.pqssh.server.login.LoginPolicy logins = io.pqssh.server.login.LoginPolicy.forThisProcess();
         System.err.println(logins.switchesUsers()
@@ -192,20 +195,20 @@ public final class ServerCommand implements Callable<Integer> {
                 }
                 ci = io.pqssh.server.config.ConnectionInfo.parse(connectionSpec, ServerCommand::groupsOf);
             }
-            ServerConfig c = readConfig(ci);
+            ServerConfig.Source source = readSource();
+            ServerConfig c = source.evaluate(ci);
             c.warnings.values().forEach(w -> System.err.println("pqssh server: warning: " + w));
             try {
                 c.listenSockets(); // as sshd's parser: a ListenAddress that does not resolve is a bad file
             } catch (java.net.UnknownHostException e) {
                 throw new ServerConfig.ConfigException(e.getMessage());
             }
-            checkAddressFamily(c);
+            checkAddressFamily(c, source);
             if (extendedTest) {
                 c.effective().forEach(System.out::println);
                 System.out.flush();
                 return 0;
             }
-            refuseMatchBlocks(c);
             hostKeys(c); // sshd -t loads the host keys too
             return 0;
         } catch (ServerConfig.ConfigException e) {
@@ -235,40 +238,26 @@ public final class ServerCommand implements Callable<Integer> {
     }
 
     /**
-     * Until Match blocks are evaluated per connection, a block with settings stops the server: applying them to
-     * every connection or to none would both be wrong, and either could open what the admin meant to close.
-     */
-    private static void refuseMatchBlocks(ServerConfig c) throws ServerConfig.ConfigException {
-        if (!c.matchLines.isEmpty()) {
-            throw new ServerConfig.ConfigException(c.matchLines.get(0) + ": Match blocks are not applied per"
-                    + " connection by pqssh server yet; check them with -T -C, remove them to start");
-        }
-    }
-
-    /**
      * With a file, sshd's model and defaults (Port 22, every address, sshd's host keys); -o and -p values come first
      * (first value wins, as in sshd). Without one, pqssh's own defaults (127.0.0.1:2222, pqssh's host key).
      */
-    private ServerConfig readConfig(io.pqssh.server.config.ConnectionInfo ci) throws Exception {
+    private ServerConfig.Source readSource() throws Exception {
         List<String> cmd = new ArrayList<>(options);
         if (port != null) {
             cmd.add("Port " + port);
         }
-        if (config != null) {
-            return ServerConfig.load(config, cmd, ci);
-        }
-        ServerConfig c = new ServerConfig();
-        for (String o : cmd) {
-            c.apply(o, "command-line line 0");
-        }
-        return c;
+        return config != null ? ServerConfig.Source.read(config, cmd) : ServerConfig.Source.options(cmd);
     }
 
-    private ServerConfig loadConfig() throws Exception {
-        ServerConfig c = readConfig(null);
-        refuseMatchBlocks(c);
+    /** The configuration a start or reload runs with: the server-wide settings, and the source for Match. */
+    private record Loaded(ServerConfig config, ServerConfig.Source source) {
+    }
+
+    private Loaded loadConfig() throws Exception {
+        ServerConfig.Source source = readSource();
+        ServerConfig c = source.evaluate(null);
         c.warnings.values().forEach(w -> System.err.println("pqssh server: warning: " + w));
-        return c;
+        return new Loaded(c, source);
     }
 
     /** One line per socket, as sshd's "Server listening on ADDR port PORT." lines. */
@@ -279,17 +268,24 @@ public final class ServerCommand implements Callable<Integer> {
     }
 
     /** sshd's AddressFamily also limits forwarded-port listeners; pqssh's follow GatewayPorts alone. */
-    private static void checkAddressFamily(ServerConfig c) throws ServerConfig.ConfigException {
-        if (!c.addressFamily.equals("any")
-                && c.forwarding.gatewayPorts() != io.pqssh.server.forward.ForwardingPolicy.GatewayPorts.NO) {
+    private static void checkAddressFamily(ServerConfig c, ServerConfig.Source source)
+            throws ServerConfig.ConfigException {
+        // GatewayPorts is also applied per connection: a Match block's value must pass the same check
+        boolean inMatch = source.valuesAnywhere("gatewayports").stream().anyMatch(v -> !v.equalsIgnoreCase("no"));
+        if (!c.addressFamily.equals("any") && (inMatch
+                || c.forwarding.gatewayPorts() != io.pqssh.server.forward.ForwardingPolicy.GatewayPorts.NO)) {
             throw new ServerConfig.ConfigException("AddressFamily " + c.addressFamily + " with GatewayPorts "
-                    + c.forwarding.gatewayPorts().name().toLowerCase(java.util.Locale.ROOT) + " is not supported:"
+                    + (inMatch ? "other than no (in a Match block)"
+                            : c.forwarding.gatewayPorts().name().toLowerCase(java.util.Locale.ROOT)) + " is not supported:"
                     + " remote forwarding listeners would not be limited to the address family");
         }
     }
 
-    private static PqsshServer start(ServerConfig c) throws Exception {
-        checkAddressFamily(c);
+    private static PqsshServer start(ServerConfig c, ServerConfig.Source source) throws Exception {
+        checkAddressFamily(c, source);
+        // every connection is evaluated once its user is known (as sshd): Match blocks, and the global
+        // ForceCommand and ChrootDirectory, reach the sessions through that evaluation
+        ServerConfig.Source matches = source;
         io.pqssh.server.login.LoginPolicy logins =
                 io.pqssh.server.login.LoginPolicy.forThisProcess().withAccessLists(c.access);
         // UsePAM yes: account checks for every method and keyboard-interactive through PAM, as sshd
@@ -318,29 +314,39 @@ public final class ServerCommand implements Callable<Integer> {
         io.pqssh.server.login.RootLogin root = new io.pqssh.server.login.RootLogin(
                 io.pqssh.server.login.RootLogin.Mode.parse(c.permitRootLogin),
                 io.pqssh.server.login.SystemAccounts.INSTANCE);
-        if (c.pubkeyAuthentication) {
-            b.publickey(root.publickey(auth.publickey()));
+        // with Match blocks: a method any block enables is offered, and each connection's evaluation says whether
+        // it is enabled for that connection (PqsshUserAuthService)
+        boolean pubkey = c.pubkeyAuthentication || enabledInMatch(matches, "pubkeyauthentication", "dsaauthentication");
+        boolean password = c.passwordAuthentication || enabledInMatch(matches, "passwordauthentication");
+        boolean kbd = c.kbdInteractiveAuthentication || enabledInMatch(matches, "kbdinteractiveauthentication",
+                "challengeresponseauthentication", "skeyauthentication");
+        if (matches != null) {
+            b.matchEvaluator(new io.pqssh.server.ConnectionConfig.Evaluator(matches, ServerCommand::groupsOf));
+        }
+        if (pubkey) {
+            b.publickey(root.publickey(matches == null ? auth.publickey() : perConnectionKeys(c, auth)));
         }
         if (c.kemAuthentication) {
             b.kem(KemServerSettings.builder().allowedAlgorithms(c.kemAuthAlgorithms)
                     .authorizer(root.kem(auth.kem()))
                     .maxPending(c.maxPendingKemChallenges, c.maxPendingKemChallengesPerSource).build());
         }
-        if (c.passwordAuthentication) {
+        if (password) {
             if (c.passwordFile == null) {
                 throw new IllegalArgumentException("PasswordAuthentication yes needs a PasswordFile"
                         + " (lines from 'pqssh passwd USER')");
             }
             b.password(root.password(new PasswordFile(c.passwordFile)));
         }
-        if (c.kbdInteractiveAuthentication && pam != null) {
-            if (!c.permitRootLogin.equals("yes")) {
+        if (kbd && pam != null) {
+            if (!c.permitRootLogin.equals("yes") || matches != null
+                    && !matches.valuesAnywhere("permitrootlogin").stream().allMatch("yes"::equalsIgnoreCase)) {
                 // PAM's conversation is not wrapped by RootLogin yet: rather no start than root by password
                 throw new IllegalArgumentException("KbdInteractiveAuthentication yes with UsePAM yes needs"
                         + " PermitRootLogin yes for now (pqssh cannot yet refuse root in PAM's conversation)");
             }
             b.pamKeyboardInteractive(pam);
-        } else if (c.kbdInteractiveAuthentication) {
+        } else if (kbd) {
             if (c.passwordFile == null) {
                 throw new IllegalArgumentException("KbdInteractiveAuthentication yes needs a PasswordFile"
                         + " (lines from 'pqssh passwd USER')");
@@ -348,6 +354,44 @@ public final class ServerCommand implements Callable<Integer> {
             b.keyboardInteractive(root.password(new PasswordFile(c.passwordFile)));
         }
         return b.start();
+    }
+
+    /** Whether a Match block (or the global section) sets one of {@code keywords} to yes. */
+    private static boolean enabledInMatch(ServerConfig.Source matches, String... keywords) {
+        if (matches == null) {
+            return false;
+        }
+        for (String k : keywords) {
+            if (matches.valuesAnywhere(k).stream().anyMatch(v -> v.equalsIgnoreCase("yes")
+                    || v.equalsIgnoreCase("true"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * AuthorizedKeysFile, TrustedUserCAKeys and AuthorizedPrincipalsFile of the connection's Match evaluation: one
+     * authorizer per distinct combination, made when first needed.
+     */
+    private static io.pqssh.server.CertificateOptionsEnforcing perConnectionKeys(ServerConfig global,
+            FileKeyAuthorizers globalAuth) {
+        java.util.concurrent.ConcurrentHashMap<List<Object>, org.apache.sshd.server.auth.pubkey.PublickeyAuthenticator>
+                byFiles = new java.util.concurrent.ConcurrentHashMap<>();
+        org.apache.sshd.server.auth.pubkey.PublickeyAuthenticator globalKeys = globalAuth.publickey();
+        return (user, key, session) -> {
+            ServerConfig c = io.pqssh.server.ConnectionConfig.of(session).orElse(global);
+            List<Object> files = java.util.Arrays.asList(c.authorizedKeysFile, c.trustedUserCaKeys,
+                    c.authorizedPrincipalsFile);
+            if (files.equals(java.util.Arrays.asList(global.authorizedKeysFile, global.trustedUserCaKeys,
+                    global.authorizedPrincipalsFile))) {
+                return globalKeys.authenticate(user, key, session);
+            }
+            return byFiles.computeIfAbsent(files, f -> new FileKeyAuthorizers(c.authorizedKeysFile,
+                    global.authorizedKemKeysFile, global.strictModes).certificates(c.trustedUserCaKeys,
+                            c.authorizedPrincipalsFile, global.caSignatureAlgorithms).publickey())
+                    .authenticate(user, key, session);
+        };
     }
 
     /**
@@ -358,8 +402,11 @@ public final class ServerCommand implements Callable<Integer> {
     synchronized void reload() {
         System.err.println("pqssh server: SIGHUP: reloading " + (config != null ? config : "the configuration"));
         ServerConfig next;
+        ServerConfig.Source nextSource;
         try {
-            next = loadConfig();
+            Loaded loaded = loadConfig();
+            next = loaded.config();
+            nextSource = loaded.source();
             if (next.port == 0 && next.ports.size() <= 1) {
                 next.port = current.port(); // a random port stays the same across reloads
                 next.ports.clear();
@@ -373,8 +420,9 @@ public final class ServerCommand implements Callable<Integer> {
         PqsshServer old = current;
         old.stopListening();
         try {
-            current = start(next);
+            current = start(next, nextSource);
             currentConfig = next;
+            currentSource = nextSource;
         } catch (Exception e) {
             System.err.println("pqssh server: cannot start with the new configuration (" + Errors.describe(e)
                     + "); starting the previous one again");
@@ -384,7 +432,7 @@ public final class ServerCommand implements Callable<Integer> {
                     previous.port = old.port();
                     previous.ports.clear();
                 }
-                current = start(previous);
+                current = start(previous, currentSource);
             } catch (Exception e2) {
                 System.err.println("pqssh server: cannot listen any more: " + Errors.describe(e2));
                 current = old;

@@ -118,9 +118,9 @@ class SshdConfigCliTest {
         expect255(cfg, "Ciphers aes256-gcm@openssh.com,arcfour\n", cfg + " line 1: Bad SSH2 cipher spec"
                 + " 'aes256-gcm@openssh.com,arcfour'.");
         expect255(cfg, "PermitTTY no\n", cfg + " line 1: PermitTTY no: not supported by pqssh server");
-        // Match blocks are evaluated by -T -C, but a server would not apply them per connection yet: refused
-        expect255(cfg, "Match User nobody\n  PasswordAuthentication no\n", cfg + " line 2: Match User nobody: Match"
-                + " blocks are not applied per connection");
+        // Match blocks are applied per connection, except keywords pqssh applies server-wide only: refused
+        expect255(cfg, "Match User nobody\n  PasswordAuthentication no\n  AllowUsers x\n", cfg + " line 3:"
+                + " AllowUsers x: not supported inside Match by pqssh server");
         Files.writeString(cfg, "Include " + cfg + "\n");
         CliHarness.Result loop = CliHarness.pqssh("server", "-t", "-f", cfg.toString());
         assertEquals(255, loop.rc(), loop.all());

@@ -160,6 +160,20 @@ public final class PqsshServer implements AutoCloseable {
         private int maxSessions = io.pqssh.server.session.SessionLimit.DEFAULT;
         private io.pqssh.server.session.ConnectionTimeouts.Settings timeouts =
                 io.pqssh.server.session.ConnectionTimeouts.Settings.NONE;
+        private ConnectionConfig.Evaluator matchEvaluator;
+
+        /**
+         * sshd's Match per connection (what {@code pqssh server} passes when its file has Match blocks): once the
+         * user name is known the connection's settings are evaluated and override, for that connection, the
+         * builder's MaxAuthTries, AuthenticationMethods, enabled methods (the builder must be given every method
+         * any Match block enables), Banner, forwarding, timeouts and MaxSessions; PermitRootLogin, the authorized
+         * files, ForceCommand and ChrootDirectory are read from it by the authenticators and sessions
+         * ({@link ConnectionConfig}). Default null: nothing is evaluated per connection.
+         */
+        public Builder matchEvaluator(ConnectionConfig.Evaluator evaluator) {
+            this.matchEvaluator = evaluator;
+            return this;
+        }
 
         public Builder host(String host) {
             this.host = host;
@@ -488,9 +502,9 @@ public final class PqsshServer implements AutoCloseable {
          * sshd refuses (an unknown or disabled method) and a sub-method pqssh cannot honour: only the KEM methods
          * take one, an ML-KEM parameter set allowed by KEMAuthAlgorithms ({@code publickey-kem:mlkem768}).
          */
-        private AuthenticationMethods checkedMethods(List<UserAuthFactory> auth) {
+        private AuthenticationMethods checkedMethods(List<UserAuthFactory> auth, String spec) {
             List<String> enabled = auth.stream().map(UserAuthFactory::getName).toList();
-            return AuthenticationMethods.parse(authenticationMethods).check(enabled, (method, sub) -> {
+            return AuthenticationMethods.parse(spec).check(enabled, (method, sub) -> {
                 if (KemAuthMethod.fromWireName(method).isEmpty()) {
                     throw new IllegalArgumentException("AuthenticationMethods: " + method + ":" + sub + ": only"
                             + " publickey-kem and publickey-kem-and take a sub-method (an ML-KEM parameter set, e.g."
@@ -613,17 +627,27 @@ public final class PqsshServer implements AutoCloseable {
                                 ? new io.pqssh.server.forward.HalfClosingTcpipChannel.Factory() : f);
             }
             sshd.setChannelFactories(channels);
-            AuthenticationMethods methods = checkedMethods(auth);
+            AuthenticationMethods methods = checkedMethods(auth, authenticationMethods);
             // pqssh's own user-auth service counts MaxAuthTries the sshd way; MINA's request counter stays out
             CoreModuleProperties.MAX_AUTH_REQUESTS.set(sshd, Integer.MAX_VALUE);
             CoreModuleProperties.AUTH_TIMEOUT.set(sshd, loginGraceTime);
             // sshd keeps an idle session for ever; MINA would cut it after 10 minutes ("Detected IdleTimeout").
             // The keywords that do end idle connections are ConnectionTimeouts'.
             CoreModuleProperties.IDLE_TIMEOUT.set(sshd, Duration.ZERO);
-            io.pqssh.server.session.ConnectionTimeouts.install(sshd, timeouts);
+            io.pqssh.server.session.ConnectionTimeouts.install(sshd, timeouts, matchEvaluator != null);
+            PqsshUserAuthServiceFactory.PerConnection perConnection = null;
+            if (matchEvaluator != null) {
+                List<UserAuthFactory> offered = List.copyOf(auth);
+                perConnection = new PqsshUserAuthServiceFactory.PerConnection(matchEvaluator,
+                        spec -> checkedMethods(offered, spec));
+                sshd.setAttribute(ConnectionConfig.EVALUATOR, matchEvaluator);
+                // a Match block's Banner can only be chosen once the user is known
+                CoreModuleProperties.WELCOME_BANNER_PHASE.set(sshd,
+                        org.apache.sshd.server.auth.WelcomeBannerPhase.FIRST_REQUEST);
+            }
             sshd.setServiceFactories(List.of(
                     new PqsshUserAuthServiceFactory(new PqsshUserAuthServiceFactory.Settings(maxAuthTries, methods,
-                            validUser)),
+                            validUser, perConnection)),
                     ServerConnectionServiceFactory.INSTANCE));
             sshd.setSessionFactory(new PqsshSessionFactory(sshd, null));
             if (preAuth != null) {
@@ -716,6 +740,7 @@ public final class PqsshServer implements AutoCloseable {
             if (sftp) {
                 java.util.Optional<String> server = sftpServer != null ? java.util.Optional.of(sftpServer)
                         : io.pqssh.server.session.UserSessions.findSftpServer();
+                server.ifPresent(path -> sshd.setAttribute(io.pqssh.server.session.UserSessions.SFTP_SERVER, path));
                 if (server.isPresent()) {
                     sshd.setSubsystemFactories(List.of(io.pqssh.server.session.UserSessions.sftp(server.get())));
                 } else if (!logins.switchesUsers()) {

@@ -118,6 +118,10 @@ public final class ServerConfig {
     public String versionAddendum;
     public boolean tcpKeepAlive;
     public boolean compression = true;
+    /** ForceCommand (null: none); {@code internal-sftp [options]} runs the sftp server without the shell. */
+    public String forceCommand;
+    /** ChrootDirectory (null: none), with sshd's %h, %u, %U and %% tokens not yet expanded. */
+    public String chrootDirectory;
     /** True when sshd's defaults apply (a configuration file was given): sshd's host keys, not pqssh's own. */
     public boolean sshdDefaults;
     /** One line per keyword that is accepted but not applied (SshdKeywords' Warn verdicts), in file order. */
@@ -160,31 +164,96 @@ public final class ServerConfig {
      */
     public static ServerConfig load(Path file, List<String> options, io.pqssh.server.config.ConnectionInfo ci)
             throws IOException, ConfigException {
-        List<io.pqssh.server.config.ConfigLine> lines = io.pqssh.server.config.SshdConfigReader.read(file);
-        ServerConfig c = sshd();
-        for (String o : options) {
-            c.apply(o, "command-line line 0");
+        return Source.read(file, options).evaluate(ci);
+    }
+
+    /**
+     * A configuration as read once: the command-line lines and the file's lines (Include expanded, Match blocks
+     * kept). {@link #evaluate} is the one function that turns it into settings, for the server's start (no
+     * connection), for {@code -T -C} and for each connection once its user is known, so that {@code -T -C} prints
+     * what a connection gets. Immutable.
+     */
+    public static final class Source {
+        private final List<io.pqssh.server.config.ConfigLine> lines;
+        private final List<String> options;
+        private final boolean sshdModel;
+
+        private Source(List<io.pqssh.server.config.ConfigLine> lines, List<String> options, boolean sshdModel) {
+            this.lines = List.copyOf(lines);
+            this.options = List.copyOf(options);
+            this.sshdModel = sshdModel;
         }
-        java.util.Map<io.pqssh.server.config.MatchCondition, ServerConfig> scratch = new java.util.IdentityHashMap<>();
-        for (io.pqssh.server.config.ConfigLine l : lines) {
-            if (l.match() != null) {
-                ServerConfig s = scratch.computeIfAbsent(l.match(), m -> new ServerConfig());
-                if (s.seen.isEmpty()) {
-                    c.matchLines.add(l.where() + ": Match " + l.match());
+
+        /** A file with sshd's defaults, after the command line's {@code -o} lines. */
+        public static Source read(Path file, List<String> options) throws IOException, ConfigException {
+            return new Source(io.pqssh.server.config.SshdConfigReader.read(file), options, true);
+        }
+
+        /** Command-line lines only (no file: pqssh's own defaults, no Match blocks). */
+        public static Source options(List<String> options) {
+            return new Source(List.of(), options, false);
+        }
+
+        /** Whether any Match block holds a keyword line (then each connection is evaluated). */
+        public boolean hasMatchBlocks() {
+            return lines.stream().anyMatch(l -> l.match() != null);
+        }
+
+        /** Whether a Match block tests the user's groups (which then have to be looked up per connection). */
+        public boolean matchesGroups() {
+            return lines.stream().anyMatch(l -> l.match() != null && l.match().usesGroups());
+        }
+
+        /** The values of {@code keyword} (lower case) anywhere: the global section, every Match block and -o. */
+        public List<String> valuesAnywhere(String keyword) {
+            List<String> out = new ArrayList<>();
+            for (String o : options) {
+                String[] kv = o.strip().split("\\s*=\\s*|\\s+", 2);
+                if (kv.length == 2 && kv[0].equalsIgnoreCase(keyword)) {
+                    out.add(kv[1].strip());
                 }
-                s.apply(l.keyword(), l.value(), l.where()); // errors in blocks that do not match are still errors
-                if (l.match().matches(ci)) {
+            }
+            lines.stream().filter(l -> l.keyword().equals(keyword)).forEach(l -> out.add(l.value()));
+            return out;
+        }
+
+        /** The settings for {@code ci} (null: the server's start-up, where no Match block matches). */
+        public ServerConfig evaluate(io.pqssh.server.config.ConnectionInfo ci) throws ConfigException {
+            ServerConfig c = sshdModel ? sshd() : new ServerConfig();
+            for (String o : options) {
+                c.apply(o, "command-line line 0");
+            }
+            java.util.Map<io.pqssh.server.config.MatchCondition, ServerConfig> scratch =
+                    new java.util.IdentityHashMap<>();
+            for (io.pqssh.server.config.ConfigLine l : lines) {
+                if (l.match() != null) {
+                    ServerConfig s = scratch.computeIfAbsent(l.match(), m -> new ServerConfig());
+                    if (s.seen.isEmpty()) {
+                        c.matchLines.add(l.where() + ": Match " + l.match());
+                    }
+                    java.util.Optional<String> refused =
+                            io.pqssh.server.config.SshdKeywords.refuseInMatch(l.keyword(), l.value());
+                    if (refused.isPresent()) {
+                        // fail closed: a keyword applied to every connection or to none could open what the
+                        // block meant to close
+                        throw new ConfigException(l.where() + ": " + io.pqssh.server.config.SshdKeywords
+                                .find(l.keyword()).map(k -> k.name()).orElse(l.keyword()) + " " + l.value()
+                                + ": not supported inside Match by pqssh server: " + refused.get());
+                    }
+                    s.apply(l.keyword(), l.value(), l.where()); // errors in blocks that do not match are still errors
+                    if (l.match().matches(ci)) {
+                        c.apply(l.keyword(), l.value(), l.where());
+                        c.setByMatch.add(l.keyword());
+                    }
+                }
+            }
+            for (io.pqssh.server.config.ConfigLine l : lines) {
+                if (l.match() == null && !c.setByMatch.contains(l.keyword())) {
                     c.apply(l.keyword(), l.value(), l.where());
-                    c.setByMatch.add(l.keyword());
                 }
             }
+            return c;
         }
-        for (io.pqssh.server.config.ConfigLine l : lines) {
-            if (l.match() == null && !c.setByMatch.contains(l.keyword())) {
-                c.apply(l.keyword(), l.value(), l.where());
-            }
-        }
-        return c;
     }
 
     /** Applies one line ({@code -o Keyword=value} on the command line uses the same syntax with '='). */
@@ -280,6 +349,8 @@ public final class ServerConfig {
                     default -> throw new IllegalArgumentException("expected yes, delayed or no, got '" + value + "'");
                 };
                 case "x11forwarding" -> x11Forwarding = yesNo(value);
+                case "forcecommand" -> forceCommand = value.equalsIgnoreCase("none") ? null : value;
+                case "chrootdirectory" -> chrootDirectory = value.equalsIgnoreCase("none") ? null : value;
                 case "pidfile" -> pidFile = value.equalsIgnoreCase("none") ? null : Path.of(value);
                 case "authorizedkeysfile" -> authorizedKeysFile = value;
                 case "authorizedkemkeysfile" -> authorizedKemKeysFile = value;
@@ -423,8 +494,8 @@ public final class ServerConfig {
         o.add("exposeauthinfo no");
         o.add("pidfile " + (pidFile == null ? "none" : pidFile));
         o.add("banner " + (banner == null ? "none" : banner));
-        o.add("forcecommand none");
-        o.add("chrootdirectory none");
+        o.add("forcecommand " + (forceCommand == null ? "none" : forceCommand));
+        o.add("chrootdirectory " + (chrootDirectory == null ? "none" : chrootDirectory));
         o.add("trustedusercakeys " + (trustedUserCaKeys == null ? "none" : trustedUserCaKeys));
         o.add("authorizedprincipalsfile " + (authorizedPrincipalsFile == null ? "none" : authorizedPrincipalsFile));
         o.add("casignaturealgorithms " + String.join(",", caSignatureAlgorithms != null ? caSignatureAlgorithms

@@ -85,6 +85,11 @@ public final class MatchCondition {
         return true;
     }
 
+    /** Whether a Group criterion needs the user's groups. */
+    public boolean usesGroups() {
+        return criteria.stream().anyMatch(c -> c.name().equals("group"));
+    }
+
     @Override
     public String toString() {
         return text;

@@ -139,8 +139,6 @@ public final class SshdKeywords {
             // Ignoring these could admit what the admin meant to refuse: refused unless the value is pqssh's own.
             case "permittunnel" -> v.equals("no") ? apply() : refuse("tun forwarding is not implemented");
             case "permittty" -> v.equals("yes") ? apply() : refuse("PermitTTY no is not implemented");
-            case "forcecommand" -> v.equals("none") ? apply() : refuse("ForceCommand is not implemented");
-            case "chrootdirectory" -> v.equals("none") ? apply() : refuse("ChrootDirectory is not implemented");
             case "pubkeyauthoptions" -> v.equals("none") ? apply() : refuse("PubkeyAuthOptions is not implemented");
             case "requiredrsasize" -> refuse("RequiredRSASize is not implemented");
             case "refuseconnection" -> v.equals("no") ? apply() : refuse("RefuseConnection is not implemented");
@@ -152,6 +150,43 @@ public final class SshdKeywords {
             case "rekeylimit" -> refuse("RekeyLimit is not implemented (MINA's rekey limits apply)");
             default -> apply();
         };
+    }
+
+    /**
+     * Keywords pqssh applies to one connection when a Match block sets them: the auth service reads them once the
+     * user name is known, the forwarding filter, timeouts, session limit and session launch read them per
+     * connection ({@code io.pqssh.server.ConnectionConfig}).
+     */
+    public static final Set<String> PER_CONNECTION = Set.of("permitrootlogin", "passwordauthentication",
+            "pubkeyauthentication", "dsaauthentication", "kbdinteractiveauthentication",
+            "challengeresponseauthentication", "skeyauthentication", "authenticationmethods", "authorizedkeysfile",
+            "authorizedprincipalsfile", "trustedusercakeys", "allowtcpforwarding", "allowstreamlocalforwarding",
+            "allowagentforwarding", "gatewayports", "permitopen", "permitlisten", "disableforwarding",
+            "streamlocalbindmask", "streamlocalbindunlink", "clientaliveinterval", "clientalivecountmax",
+            "channeltimeout", "unusedconnectiontimeout", "maxsessions", "banner", "forcecommand", "chrootdirectory",
+            "maxauthtries");
+
+    /**
+     * Keywords whose accepted values change nothing pqssh does (its behaviour is that value anyway): harmless in a
+     * Match block.
+     */
+    private static final Set<String> CONSTANT_WHEN_APPLIED = Set.of("x11forwarding", "permittty", "permittunnel",
+            "pamservicename", "authorizedkeyscommand", "authorizedkeyscommanduser", "authorizedprincipalscommand",
+            "authorizedprincipalscommanduser", "gssapiauthentication", "kerberosauthentication",
+            "hostbasedauthentication", "permitemptypasswords", "exposeauthinfo", "revokedkeys", "pubkeyauthoptions",
+            "refuseconnection");
+
+    /**
+     * Why {@code key value} cannot stand inside a Match block, if it cannot: a keyword pqssh applies only
+     * server-wide. Refused verdicts are refused by ServerConfig anyway; warned ones change nothing.
+     */
+    public static Optional<String> refuseInMatch(String key, String value) {
+        if (!(verdict(key, value) instanceof Verdict.Apply) || PER_CONNECTION.contains(key)
+                || CONSTANT_WHEN_APPLIED.contains(key)) {
+            return Optional.empty();
+        }
+        return Optional.of("pqssh applies it to the whole server only, not per connection (move it out of the"
+                + " Match block)");
     }
 
     private static Verdict apply() {

@@ -28,7 +28,10 @@ public final class GatewayPortsForwarderFactory implements ForwarderFactory {
         return new DefaultForwarder(service) {
             @Override
             protected InetSocketAddress doBind(SshdSocketAddress address, IoAcceptor acceptor) throws IOException {
-                return super.doBind(bindAddress(mode, address), acceptor);
+                // a Match block's GatewayPorts for this connection, if any
+                ForwardingPolicy.GatewayPorts m = io.pqssh.server.ConnectionConfig.get(service.getSession(),
+                        c -> c.forwarding.gatewayPorts(), mode);
+                return super.doBind(bindAddress(m, address), acceptor);
             }
         };
     }

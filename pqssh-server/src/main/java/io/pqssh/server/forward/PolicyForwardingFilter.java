@@ -26,15 +26,20 @@ import io.pqssh.server.login.ProcessIdentity;
 public final class PolicyForwardingFilter implements ForwardingFilter {
     private static final Logger LOG = LoggerFactory.getLogger(PolicyForwardingFilter.class);
 
-    private final ForwardingPolicy policy;
+    private final ForwardingPolicy global;
 
     public PolicyForwardingFilter(ForwardingPolicy policy) {
-        this.policy = Objects.requireNonNull(policy);
+        this.global = Objects.requireNonNull(policy);
+    }
+
+    /** The connection's forwarding keywords: its Match evaluation's, else the server's. */
+    private ForwardingPolicy policy(Session session) {
+        return io.pqssh.server.ConnectionConfig.get(session, c -> c.forwarding, global);
     }
 
     @Override
     public boolean canForwardAgent(Session session, String requestType) {
-        if (!policy.agentForwardingAllowed()) {
+        if (!policy(session).agentForwardingAllowed()) {
             return refuse(session, "agent forwarding disabled by AllowAgentForwarding/DisableForwarding");
         }
         if (!keys(session).agentForwardingAllowed()) {
@@ -53,13 +58,13 @@ public final class PolicyForwardingFilter implements ForwardingFilter {
     public boolean canListen(SshdSocketAddress address, Session session) {
         String host = address.getHostName();
         int port = address.getPort();
-        if (!policy.remoteForwardingAllowed()) {
+        if (!policy(session).remoteForwardingAllowed()) {
             return refuse(session, "remote forwarding of " + host + ":" + port + " disabled by AllowTcpForwarding");
         }
         if (!keys(session).portForwardingAllowed()) {
             return refuse(session, "remote forwarding of " + host + ":" + port + " disabled by the key's options");
         }
-        if (!policy.listenPermitted(host, port)) {
+        if (!policy(session).listenPermitted(host, port)) {
             return refuse(session, "remote forwarding of " + host + ":" + port + " not permitted by PermitListen");
         }
         List<String> keyListen = keys(session).permitListen();
@@ -110,13 +115,13 @@ public final class PolicyForwardingFilter implements ForwardingFilter {
         }
         String host = address.getHostName();
         int port = address.getPort();
-        if (!policy.localForwardingAllowed()) {
+        if (!policy(session).localForwardingAllowed()) {
             return refuse(session, "connection to " + host + ":" + port + " disabled by AllowTcpForwarding");
         }
         if (!keys(session).portForwardingAllowed()) {
             return refuse(session, "connection to " + host + ":" + port + " disabled by the key's options");
         }
-        if (!policy.openPermitted(host, port)) {
+        if (!policy(session).openPermitted(host, port)) {
             return refuse(session, "connection to " + host + ":" + port + " not permitted by PermitOpen");
         }
         List<String> keyOpen = keys(session).permitOpen();

@@ -46,10 +46,15 @@ public final class StreamLocalForwarding {
     static final String FORWARD = "streamlocal-forward@openssh.com";
     static final String CANCEL = "cancel-streamlocal-forward@openssh.com";
 
-    private final ForwardingPolicy policy;
+    private final ForwardingPolicy global;
 
     public StreamLocalForwarding(ForwardingPolicy policy) {
-        this.policy = Objects.requireNonNull(policy);
+        this.global = Objects.requireNonNull(policy);
+    }
+
+    /** The connection's forwarding keywords: its Match evaluation's, else the server's. */
+    private ForwardingPolicy policy(Session session) {
+        return io.pqssh.server.ConnectionConfig.get(session, c -> c.forwarding, global);
     }
 
     /** The {@code direct-streamlocal@openssh.com} channel factory. */
@@ -66,7 +71,7 @@ public final class StreamLocalForwarding {
                     String path = b.getString();
                     b.getString(); // reserved
                     b.getUInt(); // reserved
-                    String refusal = refusal(session, policy.localStreamLocalAllowed(), "connection to " + path);
+                    String refusal = refusal(session, policy(session).localStreamLocalAllowed(), "connection to " + path);
                     if (refusal != null) {
                         LOG.info("{}: refused: {}", session.getRemoteAddress(), refusal);
                         return null;
@@ -101,8 +106,8 @@ public final class StreamLocalForwarding {
             }
             Optional<Account> other = otherAccount(session);
             String refusal = other.isPresent() && UserSocketListener.available()
-                    ? refusalBeforeAccount(session, policy.remoteStreamLocalAllowed(), "listener on " + path)
-                    : refusal(session, policy.remoteStreamLocalAllowed(), "listener on " + path);
+                    ? refusalBeforeAccount(session, policy(session).remoteStreamLocalAllowed(), "listener on " + path)
+                    : refusal(session, policy(session).remoteStreamLocalAllowed(), "listener on " + path);
             if (refusal != null) {
                 LOG.info("{}: refused: {}", session.getRemoteAddress(), refusal);
                 return RequestHandler.Result.ReplyFailure;
@@ -116,10 +121,10 @@ public final class StreamLocalForwarding {
                 LocalForwardListener.Opening opening = LocalForwardListener.Opening.forwardedStreamLocal(path);
                 // a root server listens for another account as sshd does: in a process running as that account
                 java.io.Closeable l = other.isPresent()
-                        ? UserSocketListener.start(session, other.get(), path, policy.streamLocalBindMask(),
-                                policy.streamLocalBindUnlink(), opening, debug)
-                        : LocalForwardListener.unix(session, Path.of(path), policy.streamLocalBindMask(),
-                                policy.streamLocalBindUnlink(), opening, debug);
+                        ? UserSocketListener.start(session, other.get(), path, policy(session).streamLocalBindMask(),
+                                policy(session).streamLocalBindUnlink(), opening, debug)
+                        : LocalForwardListener.unix(session, Path.of(path), policy(session).streamLocalBindMask(),
+                                policy(session).streamLocalBindUnlink(), opening, debug);
                 listeners.put(path, l);
                 return RequestHandler.Result.ReplySuccess;
             } catch (IOException | RuntimeException e) {

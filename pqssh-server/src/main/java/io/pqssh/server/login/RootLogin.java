@@ -52,14 +52,16 @@ public final class RootLogin {
         LOG.info("ROOT LOGIN REFUSED FROM {}", session == null ? "?" : session.getClientAddress());
     }
 
+    /** The connection's PermitRootLogin (a Match block's, once evaluated), else the server's. */
+    private Mode mode(ServerSession session) {
+        return io.pqssh.server.ConnectionConfig.get(session, c -> Mode.parse(c.permitRootLogin), mode);
+    }
+
     /** Password and keyboard-interactive: root only with PermitRootLogin yes. */
     public PasswordAuthenticator password(PasswordAuthenticator inner) {
-        if (mode == Mode.YES) {
-            return inner;
-        }
         return (user, password, session) -> {
             boolean ok = inner.authenticate(user, password, session);
-            if (ok && isRoot(user)) {
+            if (ok && mode(session) != Mode.YES && isRoot(user)) {
                 refused(session);
                 return false;
             }
@@ -69,16 +71,15 @@ public final class RootLogin {
 
     /** A key: root unless no; with forced-commands-only, only a key whose options carry {@code command=}. */
     public PublickeyAuthenticator publickey(PublickeyAuthenticator inner) {
-        if (mode == Mode.YES || mode == Mode.PROHIBIT_PASSWORD) {
-            return inner;
+        if (inner instanceof io.pqssh.server.CertificateOptionsEnforcing) {
+            // keeps the marker that lets certificates with force-command through (CertificateOptionsEnforcing)
+            return (io.pqssh.server.CertificateOptionsEnforcing) (user, key, session) ->
+                    inner.authenticate(user, key, session) && keyAllowed(user, session);
         }
         return (user, key, session) -> inner.authenticate(user, key, session) && keyAllowed(user, session);
     }
 
     public SessionKemKeyAuthorizer kem(SessionKemKeyAuthorizer inner) {
-        if (mode == Mode.YES || mode == Mode.PROHIBIT_PASSWORD) {
-            return inner;
-        }
         return new SessionKemKeyAuthorizer() {
             @Override
             public boolean isAuthorized(ServerSession session, String user, KemCredential c, String addr) {
@@ -89,13 +90,14 @@ public final class RootLogin {
             public boolean isAuthorized(String user, KemCredential c, String addr) {
                 // no session to read the key's command= from: only a non-root login can pass
                 boolean ok = inner.isAuthorized(user, c, addr);
-                return ok && !isRoot(user);
+                return ok && (mode == Mode.YES || mode == Mode.PROHIBIT_PASSWORD || !isRoot(user));
             }
         };
     }
 
     private boolean keyAllowed(String user, ServerSession session) {
-        if (!isRoot(user)) {
+        Mode mode = mode(session);
+        if (mode == Mode.YES || mode == Mode.PROHIBIT_PASSWORD || !isRoot(user)) {
             return true;
         }
         if (mode == Mode.FORCED_COMMANDS_ONLY && KeyRestrictions.of(session).forcedCommand().isPresent()) {

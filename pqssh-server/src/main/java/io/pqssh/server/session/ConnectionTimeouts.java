@@ -122,7 +122,15 @@ public final class ConnectionTimeouts {
 
     /** Watches every connection of {@code sshd} once it is authenticated. */
     public static void install(SshServer sshd, Settings settings) {
-        if (!settings.any()) {
+        install(sshd, settings, false);
+    }
+
+    /**
+     * As above; with {@code perConnection} a connection's Match evaluation ({@code ConnectionConfig}) replaces
+     * {@code settings} for that connection, so the watch is installed even when the server-wide values are off.
+     */
+    public static void install(SshServer sshd, Settings global, boolean perConnection) {
+        if (!global.any() && !perConnection) {
             return;
         }
         sshd.setAttribute(PqsshServerSession.TRACK_ACTIVITY, Boolean.TRUE);
@@ -131,6 +139,10 @@ public final class ConnectionTimeouts {
             public void sessionEvent(Session session, Event event) {
                 if (event == Event.Authenticated && session instanceof PqsshServerSession s
                         && s.getAttribute(TASK) == null) {
+                    Settings settings = io.pqssh.server.ConnectionConfig.get(s, c -> c.timeouts, global);
+                    if (!settings.any()) {
+                        return;
+                    }
                     Watch w = new Watch(s, settings);
                     long tick = TICK.toMillis();
                     s.setAttribute(TASK, TIMER.scheduleWithFixedDelay(w::check, tick, tick, TimeUnit.MILLISECONDS));

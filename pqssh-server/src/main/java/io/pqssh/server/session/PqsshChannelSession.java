@@ -107,31 +107,69 @@ public class PqsshChannelSession extends ChannelSession {
         return r;
     }
 
+    /** A forced command and where it comes from: ForceCommand ({@code config}) or the key's/certificate's. */
+    private record Forced(String command, boolean config) {
+        /** sshd's IS_INTERNAL_SFTP: the word internal-sftp, alone or followed by options. */
+        boolean internalSftp() {
+            return command.equals("internal-sftp") || command.startsWith("internal-sftp ")
+                    || command.startsWith("internal-sftp\t");
+        }
+    }
+
+    /**
+     * sshd's {@code do_exec} precedence: ForceCommand (the connection's Match evaluation or the global section)
+     * first, then the accepted key's {@code command=} or the certificate's {@code force-command}.
+     */
+    private Optional<Forced> forced() {
+        Optional<String> admin = io.pqssh.server.ConnectionConfig.of(getServerSession()).map(c -> c.forceCommand);
+        if (admin.isPresent()) {
+            return Optional.of(new Forced(admin.get(), true));
+        }
+        return restrictions().forcedCommand().map(c -> new Forced(c, false));
+    }
+
+    /**
+     * A forced command replaces the request: exec and shell run it (exec's command in SSH_ORIGINAL_COMMAND); a
+     * subsystem request of any name runs it too (the name in SSH_ORIGINAL_COMMAND). Forced {@code internal-sftp}
+     * serves sftp to a subsystem request only; exec and shell get sshd's "This service allows sftp connections
+     * only." and exit status 1.
+     */
+    private RequestHandler.Result runForced(String request, Forced f, boolean subsystemRequest) throws IOException {
+        LOG.debug("forced command {}: {}", f.config() ? "(config)" : "(key-option)", f.command());
+        if (f.internalSftp()) {
+            org.apache.sshd.server.command.Command c = subsystemRequest
+                    ? UserSessions.internalSftp(this, f.command())
+                    : new UserSessions.Refusal("This service allows sftp connections only.");
+            return prepareChannelCommand(request, c);
+        }
+        return super.handleExecParsed(request, f.command());
+    }
+
     @Override
     protected RequestHandler.Result handleExecParsed(String request, String command) throws IOException {
-        Optional<String> forced = restrictions().forcedCommand();
+        Optional<Forced> forced = forced();
         if (forced.isPresent()) {
             addEnvVariable(ORIGINAL_COMMAND, command);
-            return super.handleExecParsed(request, forced.get());
+            return runForced(request, forced.get(), false);
         }
         return super.handleExecParsed(request, command);
     }
 
     @Override
     protected RequestHandler.Result handleShellParsed(String request) throws IOException {
-        Optional<String> forced = restrictions().forcedCommand();
+        Optional<Forced> forced = forced();
         if (forced.isPresent()) {
-            return super.handleExecParsed(request, forced.get());
+            return runForced(request, forced.get(), false);
         }
         return super.handleShellParsed(request);
     }
 
     @Override
     protected RequestHandler.Result handleSubsystemParsed(String request, String subsystem) throws IOException {
-        Optional<String> forced = restrictions().forcedCommand();
+        Optional<Forced> forced = forced();
         if (forced.isPresent()) {
             addEnvVariable(ORIGINAL_COMMAND, subsystem);
-            return super.handleExecParsed(request, forced.get());
+            return runForced(request, forced.get(), true);
         }
         return super.handleSubsystemParsed(request, subsystem);
     }

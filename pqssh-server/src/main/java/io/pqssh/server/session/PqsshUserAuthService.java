@@ -39,8 +39,9 @@ public class PqsshUserAuthService extends ServerUserAuthService implements Pqssh
     private static final String NONE = "none";
 
     private final PqsshUserAuthServiceFactory.Settings settings;
-    private final List<String> methodOrder;
-    private final AuthenticationMethods.Progress progress;
+    private List<String> methodOrder;
+    private AuthenticationMethods.Progress progress;
+    private int maxAuthTries;
     private int requests;
     private int failures;
     private String user;
@@ -53,11 +54,70 @@ public class PqsshUserAuthService extends ServerUserAuthService implements Pqssh
         ServerSession session = getServerSession();
         this.methodOrder = session.getUserAuthFactories().stream().map(NamedResource::getName).toList();
         this.progress = settings.methods().start(methodOrder);
+        this.maxAuthTries = settings.maxAuthTries();
         AuthAttempt.installFilter(session, (m, sub) -> {
             synchronized (this) {
                 return progress.allows(m, sub);
             }
         });
+    }
+
+    /**
+     * sshd's Match evaluation once the user is known (sshd changes neither user nor service after that: MINA's
+     * service refuses a change of user, so the evaluation holds for the connection). The settings stay on the
+     * session for everything after authentication; here they decide MaxAuthTries, AuthenticationMethods, which
+     * methods are enabled and the banner. An evaluation that fails ends the connection (fail closed).
+     */
+    private boolean matchConnection(ServerSession session, String requestUser) throws IOException {
+        PqsshUserAuthServiceFactory.PerConnection pc = settings.perConnection();
+        io.pqssh.server.ServerConfig c;
+        AuthenticationMethods methods;
+        try {
+            c = pc.evaluator().evaluate(pc.evaluator().describe(requestUser, session.getClientAddress(),
+                    session.getIoSession().getLocalAddress()));
+            methods = pc.methods().apply(c.authenticationMethods);
+        } catch (io.pqssh.server.ServerConfig.ConfigException | RuntimeException e) {
+            SshdLog.notAllowed("fatal: Match evaluation for " + io.pqssh.mina.internal.log.LogText.escape(requestUser)
+                    + " failed: " + io.pqssh.mina.internal.log.LogText.escape(String.valueOf(e.getMessage()))
+                    + " [preauth]");
+            session.close(false);
+            return false;
+        }
+        session.setAttribute(io.pqssh.server.ConnectionConfig.KEY, c);
+        synchronized (this) {
+            methodOrder = methodOrder.stream().filter(m -> enabled(c, m)).toList();
+            progress = methods.start(methodOrder);
+            maxAuthTries = c.maxAuthTries;
+        }
+        return true;
+    }
+
+    /** Whether the connection's settings enable {@code method} (the KEM methods are configured server-wide only). */
+    static boolean enabled(io.pqssh.server.ServerConfig c, String method) {
+        return switch (method) {
+            case "publickey", "publickey-hybrid-and" -> c.pubkeyAuthentication;
+            case "password" -> c.passwordAuthentication;
+            case "keyboard-interactive" -> c.kbdInteractiveAuthentication;
+            default -> true;
+        };
+    }
+
+    /** The connection's Banner once Match is evaluated; the server-wide one otherwise. */
+    @Override
+    protected String resolveWelcomeBanner(ServerSession session) throws IOException {
+        java.util.Optional<io.pqssh.server.ServerConfig> c = io.pqssh.server.ConnectionConfig.of(session);
+        if (c.isEmpty()) {
+            return super.resolveWelcomeBanner(session);
+        }
+        java.nio.file.Path banner = c.get().banner;
+        if (banner == null) {
+            return null;
+        }
+        try {
+            return java.nio.file.Files.readString(banner);
+        } catch (IOException e) {
+            return null; // sshd sends no banner when it cannot read the file
+        }
     }
 
     /** Failed requests counted against MaxAuthTries so far. */
@@ -89,6 +149,9 @@ public class PqsshUserAuthService extends ServerUserAuthService implements Pqssh
             }
             if (session instanceof PqsshServerSession p) {
                 p.authenticatingUser(requestUser, validUser);
+            }
+            if (settings.perConnection() != null && !matchConnection(session, requestUser)) {
+                return false;
             }
         }
         method = requestMethod;
@@ -134,7 +197,7 @@ public class PqsshUserAuthService extends ServerUserAuthService implements Pqssh
         if (!NONE.equals(m)) {
             SshdLog.failed(session.getClientAddress(), m, user, valid(session), AuthAttempt.keys(session));
         }
-        if (failures >= settings.maxAuthTries()) {
+        if (failures >= maxAuthTries) {
             tooMany(session);
             return;
         }

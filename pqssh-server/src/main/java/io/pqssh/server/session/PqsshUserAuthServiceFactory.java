@@ -12,14 +12,34 @@ import org.apache.sshd.common.session.Session;
 public final class PqsshUserAuthServiceFactory implements ServiceFactory {
     public static final String NAME = "ssh-userauth";
 
-    /** The server-wide settings each connection's service starts from. */
-    public record Settings(int maxAuthTries, AuthenticationMethods methods, Predicate<String> validUser) {
+    /**
+     * The server-wide settings each connection's service starts from; {@code perConnection} (null: none) re-reads
+     * MaxAuthTries, AuthenticationMethods, the enabled methods and Banner from the connection's Match evaluation.
+     */
+    public record Settings(int maxAuthTries, AuthenticationMethods methods, Predicate<String> validUser,
+            PerConnection perConnection) {
+        public Settings(int maxAuthTries, AuthenticationMethods methods, Predicate<String> validUser) {
+            this(maxAuthTries, methods, validUser, null);
+        }
+
         public Settings {
             if (maxAuthTries < 1) {
                 throw new IllegalArgumentException("MaxAuthTries must be at least 1, got " + maxAuthTries);
             }
             Objects.requireNonNull(methods, "methods");
             Objects.requireNonNull(validUser, "validUser");
+        }
+    }
+
+    /**
+     * Match per connection: the evaluator, and the server's check of an AuthenticationMethods value against the
+     * methods it offers (the same check the global value passed at start).
+     */
+    public record PerConnection(io.pqssh.server.ConnectionConfig.Evaluator evaluator,
+            java.util.function.Function<String, AuthenticationMethods> methods) {
+        public PerConnection {
+            Objects.requireNonNull(evaluator, "evaluator");
+            Objects.requireNonNull(methods, "methods");
         }
     }
 

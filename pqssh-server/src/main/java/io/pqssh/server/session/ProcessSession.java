@@ -31,6 +31,7 @@ final class ProcessSession extends SpawnedCommand {
     private final String command;
 
     private final boolean subsystem;
+    private final java.util.List<String> direct;
 
     /** @param command the command line, or null for the login shell */
     ProcessSession(String command) {
@@ -39,15 +40,21 @@ final class ProcessSession extends SpawnedCommand {
 
     /** @param subsystem whether the command serves a subsystem (no rc file runs before it) */
     ProcessSession(String command, boolean subsystem) {
+        this(command, subsystem, null);
+    }
+
+    /** @param direct a program and its arguments run without the user's shell (internal-sftp), or null */
+    ProcessSession(String command, boolean subsystem, java.util.List<String> direct) {
         this.command = command;
         this.subsystem = subsystem;
+        this.direct = direct == null ? null : java.util.List.copyOf(direct);
     }
 
     @Override
     public void start(ChannelSession channel, Environment env) throws IOException {
         SessionTarget target = SessionTarget.of(channel);
         Account account = target.account();
-        SessionLaunch launch = target.launch(channel, env, command, Map.of(), subsystem);
+        SessionLaunch launch = target.launch(channel, env, command, Map.of(), subsystem, direct);
         this.channel = channel;
         int[][] pipes = new int[3][];
         SessionProcess p;

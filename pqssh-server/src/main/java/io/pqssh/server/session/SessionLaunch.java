@@ -35,6 +35,8 @@ public final class SessionLaunch {
     /** Debian sshd's PATH for root ({@code --with-superuser-path}). */
     public static final String ROOT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
     static final String SETPRIV = "/usr/bin/setpriv";
+    /** coreutils chroot(8): chroot(2), then (with --userspec) setgroups, setgid, setuid, then exec inside. */
+    static final String CHROOT = "/usr/sbin/chroot";
     static final String BASH = "/bin/bash";
     /** The whole environment of setpriv and the trampoline (fixed: no client input before the uid change). */
     static final List<String> SPAWN_ENV = List.of("PATH=/usr/bin:/bin");
@@ -64,14 +66,40 @@ public final class SessionLaunch {
     private final Path directory;
     private final Account account;
     private final boolean switchUid;
+    private final Path chroot;
 
     private SessionLaunch(List<String> argv, Map<String, String> env, Path directory, Account account,
             boolean switchUid) {
+        this(argv, env, directory, account, switchUid, null);
+    }
+
+    private SessionLaunch(List<String> argv, Map<String, String> env, Path directory, Account account,
+            boolean switchUid, Path chroot) {
         this.argv = List.copyOf(argv);
         this.env = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(env));
         this.directory = directory;
         this.account = account;
         this.switchUid = switchUid;
+        this.chroot = chroot;
+    }
+
+    /**
+     * This launch inside {@code root} (checked by {@link Chroot#check}): the root changes before the uid does, the
+     * working directory is the home directory as a path inside the new root (sshd's "Could not chdir to home
+     * directory" and {@code /} when it is missing there), and every program the session runs (bash for the
+     * trampoline, the shell, the command, sftp-server) must exist inside it.
+     */
+    SessionLaunch inChroot(Path root) {
+        return new SessionLaunch(argv, env, account.home(), account, switchUid, root);
+    }
+
+    /** This launch running {@code program} with {@code args} directly, without the user's shell (internal-sftp). */
+    SessionLaunch direct(List<String> programAndArgs) {
+        return new SessionLaunch(programAndArgs, env, directory, account, switchUid, chroot);
+    }
+
+    public Path chroot() {
+        return chroot;
     }
 
     /**
@@ -135,7 +163,7 @@ public final class SessionLaunch {
     /** This launch with sshd's motd and rc steps run in the session's process before the shell ({@link SessionPrelude}). */
     SessionLaunch withPrelude(SessionPrelude prelude, boolean interactive, boolean subsystem) {
         List<String> wrapped = prelude.wrap(argv, interactive, subsystem);
-        return wrapped == argv ? this : new SessionLaunch(wrapped, env, directory, account, switchUid);
+        return wrapped == argv ? this : new SessionLaunch(wrapped, env, directory, account, switchUid, chroot);
     }
 
     /**
@@ -149,7 +177,16 @@ public final class SessionLaunch {
             throw new IOException("cannot start " + argv.get(0) + ": a login shell must be an absolute path");
         }
         List<String> out = new ArrayList<>();
-        if (switchUid) {
+        if (chroot != null) {
+            // root changes first (chroot needs root), then the ids; nothing runs as root inside the new root.
+            // --userspec with numbers: coreutils takes the supplementary groups of the uid's account
+            // (getgrouplist, looked up before the chroot), as setpriv's --init-groups
+            out.add(CHROOT);
+            if (switchUid) {
+                out.add("--userspec=" + account.uid() + ":" + account.gid());
+            }
+            out.addAll(List.of("--", chroot.toString()));
+        } else if (switchUid) {
             out.addAll(List.of(SETPRIV, "--reuid=" + account.uid(), "--regid=" + account.gid(), "--init-groups",
                     "--"));
         }

@@ -73,6 +73,8 @@ public final class SessionLimit {
         @Override
         public OpenFuture open(long recipient, long rwSize, long packetSize, Buffer buffer) {
             AtomicInteger open = getSession().computeAttributeIfAbsent(OPEN, k -> new AtomicInteger());
+            // a Match block's MaxSessions for this connection, if any
+            int max = io.pqssh.server.ConnectionConfig.get(getSession(), c -> c.maxSessions, this.max);
             if (!take(open, max)) {
                 LOG.error("{}: no more sessions (MaxSessions {})", getSession().getRemoteAddress(), max);
                 refuse(recipient);

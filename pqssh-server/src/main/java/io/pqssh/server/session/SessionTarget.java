@@ -39,10 +39,22 @@ record SessionTarget(Account account, boolean switchUid) {
     /** As above; a subsystem runs no rc file. */
     SessionLaunch launch(ChannelSession channel, Environment env, String command, Map<String, String> more,
             boolean subsystem) throws IOException {
+        return launch(channel, env, command, more, subsystem, null);
+    }
+
+    /**
+     * As above; {@code direct} (not null: internal-sftp) is run as it is, without the user's shell. With the
+     * connection's ChrootDirectory the launch happens inside it, after sshd's ownership checks: a failed check
+     * fails the session with sshd's message (logged).
+     */
+    SessionLaunch launch(ChannelSession channel, Environment env, String command, Map<String, String> more,
+            boolean subsystem, java.util.List<String> direct) throws IOException {
         ServerSession s = channel.getServerSession();
+        io.pqssh.server.ServerConfig config = io.pqssh.server.ConnectionConfig.of(s).orElse(null);
+        boolean adminForced = config != null && config.forceCommand != null;
         Map<String, String> extra = new LinkedHashMap<>(more);
         String original = env.getEnv().get(PqsshChannelSession.ORIGINAL_COMMAND);
-        if (original != null && KeyRestrictions.of(s).forcedCommand().isPresent()) {
+        if (original != null && (adminForced || KeyRestrictions.of(s).forcedCommand().isPresent())) {
             extra.put(PqsshChannelSession.ORIGINAL_COMMAND, original);
         }
         // set by MINA when the client asked for agent forwarding and the ForwardingFilter allowed it
@@ -52,8 +64,9 @@ record SessionTarget(Account account, boolean switchUid) {
         }
         Map<String, String> accepted = channel instanceof PqsshChannelSession p ? p.acceptedEnvironment() : Map.of();
         SessionPrelude prelude = s.getFactoryManager().getAttribute(SessionPrelude.KEY);
-        if (prelude != null && prelude.permitUserRc() && !KeyRestrictions.of(s).userRcAllowed()) {
-            // a key with no-user-rc (or restrict): sshd then runs /etc/ssh/sshrc only
+        if (prelude != null && prelude.permitUserRc() && (adminForced || !KeyRestrictions.of(s).userRcAllowed())) {
+            // a key with no-user-rc (or restrict), or ForceCommand (the user's rc could run anything before the
+            // forced command): sshd then runs /etc/ssh/sshrc only
             prelude = new SessionPrelude(prelude.motd(), false, prelude.systemRc());
         }
         UserEnvironment permitted = s.getFactoryManager().getAttribute(UserEnvironment.KEY);
@@ -61,6 +74,21 @@ record SessionTarget(Account account, boolean switchUid) {
                 : permitted.collect(KeyRestrictions.of(s).environment(), account, switchUid);
         SessionLaunch launch = SessionLaunch.of(account, switchUid, command, s.getClientAddress(),
                 s.getIoSession().getLocalAddress(), accepted, userEnv, extra);
-        return prelude == null ? launch : launch.withPrelude(prelude, command == null, subsystem);
+        if (direct != null) {
+            launch = launch.direct(direct);
+        }
+        if (config != null && config.chrootDirectory != null) {
+            try {
+                launch = launch.inChroot(Chroot.check(Chroot.expand(config.chrootDirectory, account)));
+            } catch (IOException e) {
+                // sshd: fatal in the session's child; the session fails, the log says why
+                CHROOT_LOG.error("fatal: {} (user {})", e.getMessage(), account.name());
+                throw e;
+            }
+        }
+        return prelude == null || direct != null ? launch
+                : launch.withPrelude(prelude, command == null, subsystem);
     }
+
+    private static final org.slf4j.Logger CHROOT_LOG = org.slf4j.LoggerFactory.getLogger("io.pqssh.sshd");
 }

@@ -23,7 +23,70 @@ public final class UserSessions {
     public static final List<String> SFTP_SERVER_PATHS = List.of("/usr/lib/openssh/sftp-server",
             "/usr/libexec/openssh/sftp-server", "/usr/libexec/sftp-server", "/usr/lib/sftp-server");
 
+    /** The sftp-server that {@code internal-sftp} runs (SshServer attribute; absent: none installed). */
+    public static final org.apache.sshd.common.AttributeRepository.AttributeKey<String> SFTP_SERVER =
+            new org.apache.sshd.common.AttributeRepository.AttributeKey<>();
+
     private UserSessions() {
+    }
+
+    /**
+     * sshd's {@code internal-sftp [options]}: OpenSSH's sftp-server with the same options ({@code -d}, {@code -l},
+     * {@code -u}, {@code -R}, {@code -P}/{@code -p} ...: sftp-server and internal-sftp share them), run directly as
+     * the user, not through the login shell, as sshd runs its in-process server.
+     */
+    static Command internalSftp(ChannelSession channel, String forced) {
+        String server = channel.getServerSession().getFactoryManager().getAttribute(SFTP_SERVER);
+        if (server == null) {
+            return new Refusal("internal-sftp: no OpenSSH sftp-server is installed (" + SFTP_SERVER_PATHS + ")");
+        }
+        List<String> argv = new java.util.ArrayList<>(List.of(server));
+        String[] words = forced.strip().split("\\s+");
+        argv.addAll(List.of(words).subList(1, words.length));
+        return new ProcessSession(null, true, argv);
+    }
+
+    /** A session that only prints {@code message} on stderr and exits 1 (sshd's SUBSYSTEM_INT_SFTP_ERROR). */
+    static final class Refusal implements Command {
+        private final String message;
+        private java.io.OutputStream err;
+        private org.apache.sshd.server.ExitCallback exit;
+
+        Refusal(String message) {
+            this.message = message;
+        }
+
+        @Override
+        public void setInputStream(java.io.InputStream in) {
+        }
+
+        @Override
+        public void setOutputStream(java.io.OutputStream out) {
+        }
+
+        @Override
+        public void setErrorStream(java.io.OutputStream err) {
+            this.err = err;
+        }
+
+        @Override
+        public void setExitCallback(org.apache.sshd.server.ExitCallback callback) {
+            this.exit = callback;
+        }
+
+        @Override
+        public void start(ChannelSession channel, org.apache.sshd.server.Environment env) throws java.io.IOException {
+            try {
+                err.write((message + "\r\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                err.flush();
+            } finally {
+                exit.onExit(1);
+            }
+        }
+
+        @Override
+        public void destroy(ChannelSession channel) {
+        }
     }
 
     public static CommandFactory commands() {

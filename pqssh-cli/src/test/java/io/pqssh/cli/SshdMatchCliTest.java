@@ -1,0 +1,287 @@
+package io.pqssh.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * sshd_config Match blocks applied per connection by {@code pqssh server} (issue 20 section 2), ForceCommand and
+ * ChrootDirectory, each seen by OpenSSH's ssh and sftp logging in as accounts the test creates, and each compared
+ * with what {@code -T -C} prints for the same connection. Root only (useradd, a root-owned chroot), as CI runs.
+ */
+class SshdMatchCliTest {
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private final List<String> users = new ArrayList<>();
+    private Process server;
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        if (server != null) {
+            server.destroy();
+            if (!server.waitFor(20, TimeUnit.SECONDS)) {
+                server.destroyForcibly();
+            }
+        }
+        for (String u : users) {
+            CliHarness.exec(Path.of("/"), List.of("/usr/sbin/userdel", "-r", u));
+        }
+    }
+
+    /**
+     * Match User (with negation), Match Address and a Match Host that would only hold if the client's own name were
+     * used: each changes one setting for one connection and not for the other, and -T -C prints the same.
+     */
+    @Test
+    void matchBlocksApplyPerConnectionAsTestModeSays(@TempDir Path dir) throws Exception {
+        String a = account("pqma");
+        String b = account("pqmb");
+        Path key = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
+        Files.copy(CliHarness.pub(key), dir.resolve(a + "_keys"));
+        Files.copy(CliHarness.pub(key), dir.resolve(b + "_keys"));
+        Path banner = Files.writeString(dir.resolve("banner"), "banner-for-others\n");
+        // a's ~/.ssh/rc would run before a forced command if it were allowed to (sshd: not with ForceCommand)
+        Path rc = homeOf(a).resolve(".ssh/rc");
+        Files.createDirectories(rc.getParent());
+        Files.writeString(rc, "echo rc-ran-for-$USER >&2\n");
+        CliHarness.exec(dir, List.of("chown", "-R", a + ":", rc.getParent().toString()));
+        int port = CliHarness.freePort();
+        Path cfg = config(dir, port, "AcceptEnv SSH_ORIGINAL_COMMAND",
+                "Match User " + a,
+                "  ForceCommand echo forced:$SSH_ORIGINAL_COMMAND",
+                "Match User *,!" + a,
+                "  Banner " + banner,
+                "Match Address 127.0.0.2",
+                "  PubkeyAuthentication no",
+                "Match Host localhost",
+                "  ForceCommand echo host-name-matched");
+        startServer(dir, cfg);
+
+        CliHarness.Result ra = ssh(dir, port, a, "127.0.0.1", "echo hi");
+        assertEquals(0, ra.rc(), ra.all() + log(dir));
+        assertEquals("forced:echo hi", ra.out().strip(), "Match User " + a + ": ForceCommand");
+        assertFalse(ra.err().contains("banner-for-others"), "Match User *,!" + a + " must not hold for " + a);
+        assertFalse(ra.err().contains("rc-ran"), "~/.ssh/rc must not run before ForceCommand:\n" + ra.all());
+        CliHarness.Result rb = ssh(dir, port, b, "127.0.0.1", "echo hi");
+        assertEquals(0, rb.rc(), rb.all() + log(dir));
+        assertEquals("hi", rb.out().strip(), "no ForceCommand for " + b + " (Match Host uses the address)");
+        assertTrue(rb.err().contains("banner-for-others"), "the negated Match block's Banner for " + b + ":\n"
+                + rb.err());
+
+        // a subsystem request, and a client-sent SSH_ORIGINAL_COMMAND, do not get around ForceCommand
+        CliHarness.Result sub = ssh(dir, port, a, "127.0.0.1", "sftp", "-s");
+        assertEquals("forced:sftp", sub.out().strip(), sub.all());
+        CliHarness.Result env = ssh(dir, port, a, "127.0.0.1", "real", "-o", "SetEnv=SSH_ORIGINAL_COMMAND=evil");
+        assertEquals("forced:real", env.out().strip(), env.all());
+
+        // Match Address: the same key from 127.0.0.2 is refused, publickey being off there
+        CliHarness.Result from2 = ssh(dir, port, b, "127.0.0.2", "echo hi");
+        assertEquals(255, from2.rc(), "PubkeyAuthentication no from 127.0.0.2:\n" + from2.all());
+
+        // -T -C says the same for each of these connections
+        assertEquals("forcecommand echo forced:$SSH_ORIGINAL_COMMAND", line(cfg, a, "127.0.0.1", port,
+                "forcecommand"));
+        assertEquals("banner none", line(cfg, a, "127.0.0.1", port, "banner"));
+        assertEquals("forcecommand none", line(cfg, b, "127.0.0.1", port, "forcecommand"));
+        assertEquals("banner " + banner, line(cfg, b, "127.0.0.1", port, "banner"));
+        assertEquals("pubkeyauthentication yes", line(cfg, b, "127.0.0.1", port, "pubkeyauthentication"));
+        assertEquals("pubkeyauthentication no", line(cfg, b, "127.0.0.2", port, "pubkeyauthentication"));
+    }
+
+    /**
+     * The classic sftp-only set-up: Match Group, ChrootDirectory %h, ForceCommand internal-sftp. The user's sftp
+     * sees the chroot as /, and no shell or command runs.
+     */
+    @Test
+    void sftpOnlyChrootedUserSeesOnlyTheChroot(@TempDir Path dir) throws Exception {
+        String group = "pqsg" + Integer.toString(new SecureRandom().nextInt(1 << 20), 36);
+        assertEquals(0, CliHarness.exec(dir, List.of("/usr/sbin/groupadd", group)).rc());
+        String c = account("pqmc", "-G", group);
+        try {
+            Path home = homeOf(c);
+            // sshd's rule: the chroot and every directory above it owned by root, writable by nobody else
+            CliHarness.exec(dir, List.of("chown", "root:root", home.toString()));
+            CliHarness.exec(dir, List.of("chmod", "755", home.toString()));
+            Path upload = Files.createDirectories(home.resolve("upload"));
+            CliHarness.exec(dir, List.of("chown", c + ":", upload.toString()));
+            Files.writeString(upload.resolve("inside.txt"), "inside\n");
+            populate(home, c);
+            Path key = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
+            Files.copy(CliHarness.pub(key), dir.resolve(c + "_keys"));
+            int port = CliHarness.freePort();
+            Path cfg = config(dir, port, "Match Group " + group, "  ChrootDirectory %h",
+                    "  ForceCommand internal-sftp", "  AllowTcpForwarding no");
+            startServer(dir, cfg);
+
+            CliHarness.Result ls = sftp(dir, port, c, "ls -1 /\nls -1 /upload\nget /upload/inside.txt "
+                    + dir.resolve("got.txt") + "\n");
+            assertEquals(0, ls.rc(), ls.all() + log(dir));
+            assertTrue(ls.out().contains("upload") && ls.out().contains("inside.txt"), ls.out());
+            assertFalse(ls.out().contains("/home") || ls.out().contains("/root") || ls.out().contains("/proc"),
+                    "only the chroot is visible:\n" + ls.out());
+            assertEquals("inside\n", Files.readString(dir.resolve("got.txt")));
+
+            CliHarness.Result shell = ssh(dir, port, c, "127.0.0.1", "id");
+            assertEquals(1, shell.rc(), shell.all());
+            assertTrue(shell.err().contains("This service allows sftp connections only."), shell.all());
+            assertFalse(shell.out().contains("uid="), shell.all());
+
+            assertEquals("chrootdirectory %h", line(cfg, c, "127.0.0.1", port, "chrootdirectory"));
+            assertEquals("forcecommand internal-sftp", line(cfg, c, "127.0.0.1", port, "forcecommand"));
+        } finally {
+            CliHarness.exec(dir, List.of("/usr/sbin/groupdel", group));
+        }
+    }
+
+    /** A chroot the user owns (the home directory as useradd leaves it) fails the session with sshd's message. */
+    @Test
+    void badChrootOwnershipRefusesTheSession(@TempDir Path dir) throws Exception {
+        String d = account("pqmd");
+        Path key = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
+        Files.copy(CliHarness.pub(key), dir.resolve(d + "_keys"));
+        int port = CliHarness.freePort();
+        Path cfg = config(dir, port, "Match User " + d, "  ChrootDirectory %h", "  ForceCommand internal-sftp");
+        startServer(dir, cfg);
+        CliHarness.Result ls = sftp(dir, port, d, "ls /\n");
+        assertNotEquals(0, ls.rc(), ls.all());
+        CliHarness.waitUntil(WAIT, () -> log(dir).contains("bad ownership or modes for chroot directory \""
+                + homeOf(d) + "\""), () -> "sshd's message is not in the log:\n" + log(dir));
+    }
+
+    /** A server-wide keyword inside Match is refused at start with the file and line. */
+    @Test
+    void keywordNotAppliedPerConnectionIsRefusedInMatch(@TempDir Path dir) throws Exception {
+        Path cfg = dir.resolve("cfg");
+        Files.writeString(cfg, "ListenAddress 127.0.0.1\nMatch User x\n  AcceptEnv LANG\n");
+        CliHarness.Result r = CliHarness.pqssh("server", "-t", "-f", cfg.toString());
+        assertEquals(255, r.rc(), r.all());
+        assertTrue(r.err().contains(cfg + " line 3: AcceptEnv LANG: not supported inside Match by pqssh server"),
+                r.err());
+    }
+
+    private String account(String prefix, String... extra) throws Exception {
+        if (!"root".equals(CliHarness.user())) {
+            fail("SshdMatchCliTest creates accounts (useradd) and root-owned chroots: run as root (CI does)");
+        }
+        String name = prefix + Integer.toString(new SecureRandom().nextInt(1 << 24), 36);
+        List<String> cmd = new ArrayList<>(List.of("/usr/sbin/useradd", "-m", "-s", "/bin/bash", "-p", "*"));
+        cmd.addAll(List.of(extra));
+        cmd.add(name);
+        CliHarness.Result r = CliHarness.exec(Path.of("/"), cmd);
+        assertEquals(0, r.rc(), r.all());
+        users.add(name);
+        return name;
+    }
+
+    private static Path homeOf(String user) throws Exception {
+        return Path.of(CliHarness.exec(Path.of("/"), List.of("/usr/bin/getent", "passwd", user)).out().strip()
+                .split(":")[5]);
+    }
+
+    /**
+     * What pqssh runs inside a chroot: bash (its session trampoline), OpenSSH's sftp-server, their libraries, and
+     * passwd/group lines for the user (sftp-server looks its user up). sshd's in-process internal-sftp needs none.
+     */
+    private static void populate(Path root, String user) throws Exception {
+        for (String program : List.of("/bin/bash", "/usr/lib/openssh/sftp-server")) {
+            copyInto(root, Path.of(program).toRealPath());
+            Path link = root.resolve(program.substring(1));
+            if (!Files.exists(link)) {
+                Files.createDirectories(link.getParent());
+                Files.copy(Path.of(program).toRealPath(), link);
+            }
+            for (String l : CliHarness.exec(Path.of("/"), List.of("/usr/bin/ldd", program)).out().split("\n")) {
+                String[] w = l.strip().split("\\s+");
+                for (String word : w) {
+                    if (word.startsWith("/")) {
+                        copyInto(root, Path.of(word));
+                        copyInto(root, Path.of(word).toRealPath());
+                    }
+                }
+            }
+        }
+        Path etc = Files.createDirectories(root.resolve("etc"));
+        Files.writeString(etc.resolve("passwd"), CliHarness.exec(Path.of("/"), List.of("/usr/bin/getent",
+                "passwd", "root", user)).out());
+        Files.writeString(etc.resolve("group"), CliHarness.exec(Path.of("/"), List.of("/usr/bin/getent",
+                "group", "root")).out());
+    }
+
+    private static void copyInto(Path root, Path file) throws Exception {
+        Path target = root.resolve(file.toString().substring(1));
+        if (!Files.exists(target)) {
+            Files.createDirectories(target.getParent());
+            Files.copy(file.toRealPath(), target);
+        }
+    }
+
+    private static Path config(Path dir, int port, String... more) throws Exception {
+        Path hostKey = dir.resolve("host_key");
+        if (!Files.exists(hostKey)) {
+            CliHarness.sshKeygen(hostKey, "ed25519");
+        }
+        List<String> lines = new ArrayList<>(List.of("ListenAddress 127.0.0.1", "Port " + port,
+                "HostKey " + hostKey, "AuthorizedKeysFile " + dir + "/%u_keys", "StrictModes no", "UsePAM no",
+                "PrintMotd no", "PrintLastLog no"));
+        lines.addAll(List.of(more));
+        Path cfg = dir.resolve("sshd_config");
+        Files.writeString(cfg, String.join("\n", lines) + "\n");
+        return cfg;
+    }
+
+    private void startServer(Path dir, Path cfg) throws Exception {
+        Path err = dir.resolve("server.err");
+        server = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), "io.pqssh.cli.Main", "server", "-D", "-f", cfg.toString())
+                .directory(dir.toFile()).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectOutput(dir.resolve("server.out").toFile()).redirectError(err.toFile()).start();
+        CliHarness.waitUntil(WAIT, () -> CliHarness.read(err).contains("pqssh server listening")
+                || !server.isAlive(), () -> "server did not start:\n" + CliHarness.read(err));
+        assertTrue(server.isAlive(), "server did not start:\n" + CliHarness.read(err));
+    }
+
+    private static String log(Path dir) {
+        return "\n--- server log ---\n" + CliHarness.read(dir.resolve("server.err"));
+    }
+
+    /** The line of {@code keyword} in {@code -T -C} for this connection. */
+    private static String line(Path cfg, String user, String addr, int port, String keyword) throws Exception {
+        CliHarness.Result r = CliHarness.pqssh("server", "-T", "-f", cfg.toString(), "-C", "user=" + user
+                + ",host=" + addr + ",addr=" + addr + ",laddr=127.0.0.1,lport=" + port);
+        assertEquals(0, r.rc(), r.all());
+        return r.out().lines().filter(l -> l.startsWith(keyword + " ")).findFirst().orElse("(no " + keyword + ")");
+    }
+
+    private static CliHarness.Result ssh(Path dir, int port, String user, String from, String command,
+            String... extra) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(CliHarness.SSH.toString(), "-F", "none", "-o", "BatchMode=yes",
+                "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "ConnectTimeout=20",
+                "-i", dir.resolve("id_ed25519").toString(), "-p", Integer.toString(port), "-b", from));
+        cmd.addAll(List.of(extra));
+        cmd.add(user + "@127.0.0.1");
+        cmd.add(command);
+        return CliHarness.exec(dir, cmd);
+    }
+
+    private static CliHarness.Result sftp(Path dir, int port, String user, String batch) throws Exception {
+        Path b = Files.writeString(dir.resolve("batch"), batch);
+        return CliHarness.exec(dir, List.of("/usr/bin/sftp", "-F", "none", "-o", "BatchMode=yes", "-o",
+                "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "ConnectTimeout=20",
+                "-i", dir.resolve("id_ed25519").toString(), "-P", Integer.toString(port), "-b", b.toString(),
+                user + "@127.0.0.1"));
+    }
+}
