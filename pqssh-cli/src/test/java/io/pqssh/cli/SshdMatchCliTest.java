@@ -158,8 +158,9 @@ class SshdMatchCliTest {
         startServer(dir, cfg);
         CliHarness.Result ls = sftp(dir, port, d, "ls /\n");
         assertNotEquals(0, ls.rc(), ls.all());
+        String home = homeOf(d).toString();
         CliHarness.waitUntil(WAIT, () -> log(dir).contains("bad ownership or modes for chroot directory \""
-                + homeOf(d) + "\""), () -> "sshd's message is not in the log:\n" + log(dir));
+                + home + "\""), () -> "sshd's message is not in the log:\n" + log(dir));
     }
 
     /** A server-wide keyword inside Match is refused at start with the file and line. */
@@ -194,7 +195,8 @@ class SshdMatchCliTest {
 
     /**
      * What pqssh runs inside a chroot: bash (its session trampoline), OpenSSH's sftp-server, their libraries, and
-     * passwd/group lines for the user (sftp-server looks its user up). sshd's in-process internal-sftp needs none.
+     * /dev/null and passwd/group lines for the user (sftp-server opens the one and looks its user up in the other).
+     * sshd's in-process internal-sftp needs none of them.
      */
     private static void populate(Path root, String user) throws Exception {
         for (String program : List.of("/bin/bash", "/usr/lib/openssh/sftp-server")) {
@@ -214,6 +216,9 @@ class SshdMatchCliTest {
                 }
             }
         }
+        Files.createDirectories(root.resolve("dev"));
+        assertEquals(0, CliHarness.exec(root, List.of("/usr/bin/mknod", "-m", "666", root.resolve("dev/null")
+                .toString(), "c", "1", "3")).rc());
         Path etc = Files.createDirectories(root.resolve("etc"));
         Files.writeString(etc.resolve("passwd"), CliHarness.exec(Path.of("/"), List.of("/usr/bin/getent",
                 "passwd", "root", user)).out());

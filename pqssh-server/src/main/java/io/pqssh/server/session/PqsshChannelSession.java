@@ -140,6 +140,7 @@ public class PqsshChannelSession extends ChannelSession {
             org.apache.sshd.server.command.Command c = subsystemRequest
                     ? UserSessions.internalSftp(this, f.command())
                     : new UserSessions.Refusal("This service allows sftp connections only.");
+            commandInstance = c; // as MINA's own handlers: prepareChannelCommand starts what this field holds
             return prepareChannelCommand(request, c);
         }
         return super.handleExecParsed(request, f.command());

@@ -85,12 +85,28 @@ public final class SessionLaunch {
 
     /**
      * This launch inside {@code root} (checked by {@link Chroot#check}): the root changes before the uid does, the
-     * working directory is the home directory as a path inside the new root (sshd's "Could not chdir to home
-     * directory" and {@code /} when it is missing there), and every program the session runs (bash for the
-     * trampoline, the shell, the command, sftp-server) must exist inside it.
+     * working directory is the home directory as a path inside the new root ({@code /} when it is missing there,
+     * silently as sshd), and every program the session runs (bash for the trampoline, the shell, the command,
+     * sftp-server) and /dev/null must exist inside it: a session that lacks one fails with that said.
      */
-    SessionLaunch inChroot(Path root) {
-        return new SessionLaunch(argv, env, account.home(), account, switchUid, root);
+    SessionLaunch inChroot(Path root) throws IOException {
+        List<String> missing = new ArrayList<>();
+        for (String need : List.of(BASH, "/dev/null", argv.get(0))) {
+            Path p = root.resolve(need.substring(1));
+            if (!Files.exists(p)) {
+                missing.add(need);
+            }
+        }
+        if (!missing.isEmpty()) {
+            // sshd's in-process internal-sftp needs nothing inside the chroot; pqssh starts every session as a
+            // process through bash, and OpenSSH's sftp-server opens /dev/null
+            throw new IOException("ChrootDirectory " + root + ": missing inside it: " + String.join(", ", missing)
+                    + " (pqssh runs every session, internal-sftp included, as programs inside the chroot)");
+        }
+        // as sshd in a chroot: the home directory if it exists there, else / without a message
+        Path home = account.home();
+        Path dir = Files.isDirectory(root.resolve(home.toString().substring(1))) ? home : Path.of("/");
+        return new SessionLaunch(argv, env, dir, account, switchUid, root);
     }
 
     /** This launch running {@code program} with {@code args} directly, without the user's shell (internal-sftp). */
