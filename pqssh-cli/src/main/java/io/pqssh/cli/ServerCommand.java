@@ -272,12 +272,12 @@ public final class ServerCommand implements Callable<Integer> {
     private static void checkAddressFamily(ServerConfig c, ServerConfig.Source source)
             throws ServerConfig.ConfigException {
         // GatewayPorts is also applied per connection: a Match block's value must pass the same check
-        boolean inMatch = source.valuesAnywhere("gatewayports").stream().anyMatch(v -> !v.equalsIgnoreCase("no"));
-        if (!c.addressFamily.equals("any") && (inMatch
-                || c.forwarding.gatewayPorts() != io.pqssh.server.forward.ForwardingPolicy.GatewayPorts.NO)) {
+        boolean global = c.forwarding.gatewayPorts() != io.pqssh.server.forward.ForwardingPolicy.GatewayPorts.NO;
+        boolean anywhere = source.valuesAnywhere("gatewayports").stream().anyMatch(v -> !v.equalsIgnoreCase("no"));
+        if (!c.addressFamily.equals("any") && (global || anywhere)) {
             throw new ServerConfig.ConfigException("AddressFamily " + c.addressFamily + " with GatewayPorts "
-                    + (inMatch ? "other than no (in a Match block)"
-                            : c.forwarding.gatewayPorts().name().toLowerCase(java.util.Locale.ROOT)) + " is not supported:"
+                    + (global ? c.forwarding.gatewayPorts().name().toLowerCase(java.util.Locale.ROOT)
+                            : "other than no (in a Match block)") + " is not supported:"
                     + " remote forwarding listeners would not be limited to the address family");
         }
     }

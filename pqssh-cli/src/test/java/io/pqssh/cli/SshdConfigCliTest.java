@@ -117,7 +117,7 @@ class SshdConfigCliTest {
                 + " supported by pqssh server");
         expect255(cfg, "Ciphers aes256-gcm@openssh.com,arcfour\n", cfg + " line 1: Bad SSH2 cipher spec"
                 + " 'aes256-gcm@openssh.com,arcfour'.");
-        expect255(cfg, "PermitTTY no\n", cfg + " line 1: PermitTTY no: not supported by pqssh server");
+        expect255(cfg, "PermitTunnel yes\n", cfg + " line 1: PermitTunnel yes: not supported by pqssh server");
         // Match blocks are applied per connection, except keywords pqssh applies server-wide only: refused
         expect255(cfg, "Match User nobody\n  PasswordAuthentication no\n  AllowUsers x\n", cfg + " line 3:"
                 + " AllowUsers x: not supported inside Match by pqssh server");

@@ -65,6 +65,7 @@ class SshdMatchCliTest {
                 "  ForceCommand echo forced:$SSH_ORIGINAL_COMMAND",
                 "Match User *,!" + a,
                 "  Banner " + banner,
+                "  PermitTTY no",
                 "Match Address 127.0.0.2",
                 "  PubkeyAuthentication no",
                 "Match Host localhost",
@@ -81,6 +82,12 @@ class SshdMatchCliTest {
         assertEquals("hi", rb.out().strip(), "no ForceCommand for " + b + " (Match Host uses the address)");
         assertTrue(rb.err().contains("banner-for-others"), "the negated Match block's Banner for " + b + ":\n"
                 + rb.err());
+
+        // PermitTTY no for b only: the pty request fails, the command runs without a terminal
+        CliHarness.Result tty = ssh(dir, port, b, "127.0.0.1", "tty", "-tt");
+        assertTrue(tty.out().contains("not a tty"), tty.all());
+        assertEquals("permittty no", line(cfg, b, "127.0.0.1", port, "permittty"));
+        assertEquals("permittty yes", line(cfg, a, "127.0.0.1", port, "permittty"));
 
         // a subsystem request, and a client-sent SSH_ORIGINAL_COMMAND, do not get around ForceCommand
         CliHarness.Result sub = ssh(dir, port, a, "127.0.0.1", "sftp", "-s");
@@ -124,13 +131,14 @@ class SshdMatchCliTest {
             Files.copy(CliHarness.pub(key), dir.resolve(c + "_keys"));
             int port = CliHarness.freePort();
             Path cfg = config(dir, port, "Match Group " + group, "  ChrootDirectory %h",
-                    "  ForceCommand internal-sftp", "  AllowTcpForwarding no");
+                    "  ForceCommand internal-sftp -d /upload", "  AllowTcpForwarding no");
             startServer(dir, cfg);
 
-            CliHarness.Result ls = sftp(dir, port, c, "ls -1 /\nls -1 /upload\nget /upload/inside.txt "
+            CliHarness.Result ls = sftp(dir, port, c, "pwd\nls -1 /\nls -1 /upload\nget /upload/inside.txt "
                     + dir.resolve("got.txt") + "\n");
             assertEquals(0, ls.rc(), ls.all() + log(dir));
             assertTrue(ls.out().contains("upload") && ls.out().contains("inside.txt"), ls.out());
+            assertTrue(ls.out().contains("Remote working directory: /upload"), "internal-sftp -d:\n" + ls.out());
             assertFalse(ls.out().contains("/home") || ls.out().contains("/root") || ls.out().contains("/proc"),
                     "only the chroot is visible:\n" + ls.out());
             assertEquals("inside\n", Files.readString(dir.resolve("got.txt")));
@@ -141,7 +149,7 @@ class SshdMatchCliTest {
             assertFalse(shell.out().contains("uid="), shell.all());
 
             assertEquals("chrootdirectory %h", line(cfg, c, "127.0.0.1", port, "chrootdirectory"));
-            assertEquals("forcecommand internal-sftp", line(cfg, c, "127.0.0.1", port, "forcecommand"));
+            assertEquals("forcecommand internal-sftp -d /upload", line(cfg, c, "127.0.0.1", port, "forcecommand"));
         } finally {
             CliHarness.exec(dir, List.of("/usr/sbin/groupdel", group));
         }

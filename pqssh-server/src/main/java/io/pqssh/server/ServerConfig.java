@@ -118,6 +118,8 @@ public final class ServerConfig {
     public String versionAddendum;
     public boolean tcpKeepAlive;
     public boolean compression = true;
+    /** PermitTTY: whether a session may have a pty (sshd's default yes). */
+    public boolean permitTty = true;
     /** ForceCommand (null: none); {@code internal-sftp [options]} runs the sftp server without the shell. */
     public String forceCommand;
     /** ChrootDirectory (null: none), with sshd's %h, %u, %U and %% tokens not yet expanded. */
@@ -349,6 +351,7 @@ public final class ServerConfig {
                     default -> throw new IllegalArgumentException("expected yes, delayed or no, got '" + value + "'");
                 };
                 case "x11forwarding" -> x11Forwarding = yesNo(value);
+                case "permittty" -> permitTty = yesNo(value);
                 case "forcecommand" -> forceCommand = value.equalsIgnoreCase("none") ? null : value;
                 case "chrootdirectory" -> chrootDirectory = value.equalsIgnoreCase("none") ? null : value;
                 case "pidfile" -> pidFile = value.equalsIgnoreCase("none") ? null : Path.of(value);
@@ -484,7 +487,7 @@ public final class ServerConfig {
         o.add("printmotd " + yn(printMotd));
         o.add("printlastlog " + yn(printLastLog));
         o.add("x11forwarding no");
-        o.add("permittty yes");
+        o.add("permittty " + yn(permitTty));
         o.add("permituserrc " + yn(permitUserRc));
         o.add("strictmodes " + yn(strictModes));
         o.add("permitemptypasswords no");

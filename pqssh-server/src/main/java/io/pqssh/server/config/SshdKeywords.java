@@ -138,7 +138,6 @@ public final class SshdKeywords {
                     : refuse("PerSourcePenalties are not implemented (use PerSourceMaxStartups/PerSourceConnectRate)");
             // Ignoring these could admit what the admin meant to refuse: refused unless the value is pqssh's own.
             case "permittunnel" -> v.equals("no") ? apply() : refuse("tun forwarding is not implemented");
-            case "permittty" -> v.equals("yes") ? apply() : refuse("PermitTTY no is not implemented");
             case "pubkeyauthoptions" -> v.equals("none") ? apply() : refuse("PubkeyAuthOptions is not implemented");
             case "requiredrsasize" -> refuse("RequiredRSASize is not implemented");
             case "refuseconnection" -> v.equals("no") ? apply() : refuse("RefuseConnection is not implemented");
@@ -164,13 +163,13 @@ public final class SshdKeywords {
             "allowagentforwarding", "gatewayports", "permitopen", "permitlisten", "disableforwarding",
             "streamlocalbindmask", "streamlocalbindunlink", "clientaliveinterval", "clientalivecountmax",
             "channeltimeout", "unusedconnectiontimeout", "maxsessions", "banner", "forcecommand", "chrootdirectory",
-            "maxauthtries");
+            "maxauthtries", "permittty");
 
     /**
      * Keywords whose accepted values change nothing pqssh does (its behaviour is that value anyway): harmless in a
      * Match block.
      */
-    private static final Set<String> CONSTANT_WHEN_APPLIED = Set.of("x11forwarding", "permittty", "permittunnel",
+    private static final Set<String> CONSTANT_WHEN_APPLIED = Set.of("x11forwarding", "permittunnel",
             "pamservicename", "authorizedkeyscommand", "authorizedkeyscommanduser", "authorizedprincipalscommand",
             "authorizedprincipalscommanduser", "gssapiauthentication", "kerberosauthentication",
             "hostbasedauthentication", "permitemptypasswords", "exposeauthinfo", "revokedkeys", "pubkeyauthoptions",

@@ -96,6 +96,12 @@ public class PqsshChannelSession extends ChannelSession {
     @Override
     protected RequestHandler.Result handlePtyReqParsed(String term, int tColumns, int tRows, int tWidth,
             int tHeight, Map<PtyMode, Integer> ptyModes) throws IOException {
+        if (!io.pqssh.server.ConnectionConfig.get(getServerSession(), c -> c.permitTty, true)) {
+            ServerSession s = getServerSession();
+            // sshd's session_pty_req: "Pty allocation disabled."; the session goes on without a terminal
+            LOG.info("pty request refused for {} from {}: PermitTTY no", s.getUsername(), s.getClientAddress());
+            return RequestHandler.Result.ReplyFailure;
+        }
         if (!restrictions().ptyAllowed()) {
             ServerSession s = getServerSession();
             LOG.info("pty request refused for {} from {}: the key's authorized_keys options forbid a pty (no-pty or"
