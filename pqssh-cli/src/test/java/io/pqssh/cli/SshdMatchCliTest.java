@@ -83,9 +83,11 @@ class SshdMatchCliTest {
         assertTrue(rb.err().contains("banner-for-others"), "the negated Match block's Banner for " + b + ":\n"
                 + rb.err());
 
-        // PermitTTY no for b only: the pty request fails, the command runs without a terminal
+        // PermitTTY no for b only: the pty request fails (and ssh -tt, which insists on one, gives up)
         CliHarness.Result tty = ssh(dir, port, b, "127.0.0.1", "tty", "-tt");
-        assertTrue(tty.out().contains("not a tty"), tty.all());
+        assertTrue(tty.err().contains("PTY allocation request failed"), tty.all());
+        CliHarness.Result ttyA = ssh(dir, port, a, "127.0.0.1", "tty", "-tt");
+        assertFalse(ttyA.err().contains("PTY allocation request failed"), ttyA.all());
         assertEquals("permittty no", line(cfg, b, "127.0.0.1", port, "permittty"));
         assertEquals("permittty yes", line(cfg, a, "127.0.0.1", port, "permittty"));
 
