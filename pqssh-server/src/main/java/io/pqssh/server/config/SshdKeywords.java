@@ -172,7 +172,7 @@ public final class SshdKeywords {
     private static final Set<String> CONSTANT_WHEN_APPLIED = Set.of("x11forwarding", "permittunnel",
             "pamservicename", "authorizedkeyscommand", "authorizedkeyscommanduser", "authorizedprincipalscommand",
             "authorizedprincipalscommanduser", "gssapiauthentication", "kerberosauthentication",
-            "hostbasedauthentication", "permitemptypasswords", "exposeauthinfo", "revokedkeys", "pubkeyauthoptions",
+            "hostbasedauthentication", "permitemptypasswords", "exposeauthinfo", "pubkeyauthoptions",
             "refuseconnection");
 
     /**
