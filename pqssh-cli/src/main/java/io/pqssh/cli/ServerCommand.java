@@ -519,6 +519,18 @@ public final class ServerCommand implements Callable<Integer> {
 
         static void install(Runnable action) {
             try {
+                // started with SIGHUP ignored (nohup, or a parent that ignores it), HotSpot silently declines the
+                // handler and reload never happens; sshd installs its own regardless, so the disposition is reset
+                java.lang.foreign.Linker l = java.lang.foreign.Linker.nativeLinker();
+                java.lang.invoke.MethodHandle signal = l.downcallHandle(l.defaultLookup().find("signal")
+                        .orElseThrow(), java.lang.foreign.FunctionDescriptor.of(java.lang.foreign.ValueLayout.ADDRESS,
+                                java.lang.foreign.ValueLayout.JAVA_INT, java.lang.foreign.ValueLayout.ADDRESS));
+                java.lang.foreign.MemorySegment previous = (java.lang.foreign.MemorySegment) signal.invokeExact(1,
+                        java.lang.foreign.MemorySegment.NULL);
+            } catch (Throwable e) {
+                System.err.println("pqssh server: cannot reset SIGHUP to its default: " + e);
+            }
+            try {
                 sun.misc.Signal.handle(new sun.misc.Signal("HUP"), s -> action.run());
             } catch (IllegalArgumentException | LinkageError e) {
                 System.err.println("pqssh server: SIGHUP reload unavailable: " + e);
