@@ -698,8 +698,8 @@ public final class SshCommand implements Callable<Integer> {
                             Duration.ofSeconds(2).toMillis());
                 }
                 if (ClientSetup.serverNotResponding(session)) {
-                    // ServerAliveCountMax keepalives unanswered: ssh's words and status (clientloop.c)
-                    log.error("Timeout, server " + host + " not responding.");
+                    // ServerAliveCountMax keepalives unanswered: ssh's status (clientloop.c); the listener that saw
+                    // it printed ssh's line
                     return 255;
                 }
                 if (muxMaster != null) {

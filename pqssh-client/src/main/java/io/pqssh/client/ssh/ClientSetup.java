@@ -186,7 +186,7 @@ public final class ClientSetup {
         }
         client.setUserAuthFactories(logged);
         client.setUserInteraction(new Interaction(c, prompter, log));
-        client.addSessionListener(new DebugListener(log));
+        client.addSessionListener(new DebugListener(log, c.hostName()));
     }
 
     private interface CheckedSupplier<T> {
@@ -404,9 +404,11 @@ public final class ClientSetup {
     /** ssh -v's transport lines. */
     private static final class DebugListener implements SessionListener {
         private final ClientLog log;
+        private final String host;
 
-        DebugListener(ClientLog log) {
+        DebugListener(ClientLog log, String host) {
             this.log = log;
+            this.host = host;
         }
 
         @Override
@@ -465,7 +467,11 @@ public final class ClientSetup {
         public void sessionException(Session session, Throwable t) {
             if (t != null && t.getMessage() != null
                     && t.getMessage().toLowerCase(java.util.Locale.ROOT).contains(MINA_HEARTBEAT_LIMIT)) {
-                session.setAttribute(SERVER_NOT_RESPONDING, Boolean.TRUE);
+                // ssh's line, printed here, before MINA closes the session: printed once the channel was seen
+                // closed, it raced the close and was lost now and then under load (CI, ServerAliveTest)
+                if (session.setAttribute(SERVER_NOT_RESPONDING, Boolean.TRUE) == null) {
+                    log.error("Timeout, server " + host + " not responding.");
+                }
             }
             log.debug1("session error: " + (t == null ? "?" : t.getMessage()));
         }
