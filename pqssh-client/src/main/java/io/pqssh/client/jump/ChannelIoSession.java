@@ -4,96 +4,51 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
-import org.apache.sshd.common.future.CloseFuture;
-import org.apache.sshd.common.future.DefaultCloseFuture;
-import org.apache.sshd.common.future.SshFutureListener;
-import org.apache.sshd.common.io.AbstractIoWriteFuture;
-import org.apache.sshd.common.io.IoConnectFuture;
 import org.apache.sshd.common.io.IoHandler;
 import org.apache.sshd.common.io.IoService;
-import org.apache.sshd.common.io.IoSession;
 import org.apache.sshd.common.io.IoWriteFuture;
-import org.apache.sshd.common.util.buffer.Buffer;
 import org.apache.sshd.common.util.buffer.ByteArrayBuffer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+
+import io.pqssh.client.transport.PipeIoSession;
 
 /**
  * A MINA transport session carried by a {@link TunnelChannel}, for the SSH session to the next hop. Writes are
  * queued and go out one after the other through the channel's asynchronous stream (which waits for the peer's
- * window without blocking anybody). Reads are handed to the SSH layer by one thread of this session, in order, as
- * NIO2 does with a socket: the previous hop's I/O thread only queues bytes, so a host key prompt or a slow handler
- * of the next hop never stalls the hop underneath.
+ * window without blocking anybody). Reads are handed to the SSH layer by the session's thread: the previous hop's I/O
+ * thread only queues bytes, so a host key prompt or a slow handler of the next hop never stalls the hop underneath.
  */
-final class ChannelIoSession implements IoSession {
-    private static final Logger LOG = LoggerFactory.getLogger(ChannelIoSession.class);
+final class ChannelIoSession extends PipeIoSession {
     /** Far from NIO2's counter, so an id names one session in logs. */
     private static final AtomicLong IDS = new AtomicLong(1L << 40);
     private static final Object CLOSED = new Object();
     private static final Object EOF = new Object();
 
-    private final long id = IDS.incrementAndGet();
-    private final IoService service;
-    private final IoHandler handler;
     private final TunnelChannel channel;
-    private final SocketAddress local;
-    private final SocketAddress remote;
-    private final Map<Object, Object> attributes = new ConcurrentHashMap<>();
-    private final DefaultCloseFuture closeFuture;
-    private final AtomicBoolean closing = new AtomicBoolean();
     private volatile boolean discardInput;
 
-    private final Object lock = new Object();
     /** Guarded by lock: received chunks (byte[]), then EOF and CLOSED markers. */
     private final ArrayDeque<Object> incoming = new ArrayDeque<>();
-    private boolean readSuspended;
     /** Guarded by lock: writes not yet taken by the channel, the first one possibly in progress. */
-    private final ArrayDeque<WriteFuture> writes = new ArrayDeque<>();
+    private final ArrayDeque<PendingWrite> writes = new ArrayDeque<>();
     private boolean writing;
     private boolean closeWhenWritten;
 
     ChannelIoSession(IoService service, IoHandler handler, TunnelChannel channel, SocketAddress local,
             SocketAddress remote) {
-        this.service = service;
-        this.handler = handler;
+        super(IDS.incrementAndGet(), service, handler, local, remote);
         this.channel = channel;
-        this.local = local;
-        this.remote = remote;
-        this.closeFuture = new DefaultCloseFuture(toString(), null);
         channel.sink(this::received);
         channel.addCloseFutureListener(f -> enqueue(CLOSED));
     }
 
-    /** Runs the session on its own thread: creation, then every received chunk, then the close. */
-    void start(IoConnectFuture connected) {
-        Thread t = new Thread(() -> run(connected), "pqssh-jump-" + id);
-        t.setDaemon(true);
-        t.start();
-    }
-
-    private void run(IoConnectFuture connected) {
-        try {
-            handler.sessionCreated(this);
-        } catch (Throwable e) {
-            connected.setException(e);
-            close(true);
-            drainUntilClosed();
-            return;
-        }
-        connected.setSession(this);
-        drainUntilClosed();
-    }
-
-    private void drainUntilClosed() {
+    @Override
+    protected void deliverUntilClosed() {
         while (true) {
             Object next;
             synchronized (lock) {
-                while (incoming.isEmpty() || (readSuspended && incoming.peek() != CLOSED && !discardInput)) {
+                while (incoming.isEmpty() || (readSuspended() && incoming.peek() != CLOSED && !discardInput)) {
                     try {
                         lock.wait();
                     } catch (InterruptedException e) {
@@ -114,11 +69,7 @@ final class ChannelIoSession implements IoSession {
             }
             byte[] chunk = (byte[]) next;
             if (!discardInput) {
-                try {
-                    handler.messageReceived(this, new ByteArrayBuffer(chunk));
-                } catch (Throwable e) {
-                    exceptionCaught(e);
-                }
+                deliver(chunk);
             }
             try {
                 channel.consumed(chunk.length);
@@ -139,51 +90,31 @@ final class ChannelIoSession implements IoSession {
         }
     }
 
-    private void exceptionCaught(Throwable e) {
-        try {
-            handler.exceptionCaught(this, e);
-        } catch (Throwable t) {
-            LOG.debug("{}: exceptionCaught failed: {}", this, t.toString());
-            close(true);
-        }
-    }
-
     private void closed() {
-        closing.set(true);
+        markClosing();
         failPendingWrites(new EOFException("channel closed: " + this));
-        try {
-            handler.sessionClosed(this);
-        } catch (Throwable e) {
-            LOG.debug("{}: sessionClosed failed: {}", this, e.toString());
-        } finally {
-            closeFuture.setClosed();
-        }
+        sessionClosed();
     }
 
     @Override
-    public IoWriteFuture writeBuffer(Buffer buffer) throws IOException {
-        // copied now: the write may wait behind others for the channel's window, and MINA may reuse its buffer
-        byte[] copy = new byte[buffer.available()];
-        System.arraycopy(buffer.array(), buffer.rpos(), copy, 0, copy.length);
-        WriteFuture f = new WriteFuture(new ByteArrayBuffer(copy));
+    protected void send(PendingWrite f) throws IOException {
         synchronized (lock) {
-            if (closing.get()) {
+            if (isClosing()) {
                 throw new EOFException("closing: " + this);
             }
             writes.add(f);
             if (writing) {
-                return f;
+                return;
             }
             writing = true;
         }
         drainWrites();
-        return f;
     }
 
     /** Hands queued writes to the channel one at a time (its stream takes one write at a time). */
     private void drainWrites() {
         while (true) {
-            WriteFuture f;
+            PendingWrite f;
             boolean closeNow = false;
             synchronized (lock) {
                 f = writes.peek();
@@ -200,7 +131,7 @@ final class ChannelIoSession implements IoSession {
             }
             IoWriteFuture w;
             try {
-                w = channel.getAsyncIn().writeBuffer(f.buffer);
+                w = channel.getAsyncIn().writeBuffer(new ByteArrayBuffer(f.bytes()));
             } catch (IOException | RuntimeException e) {
                 failPendingWrites(e);
                 close(true);
@@ -220,7 +151,7 @@ final class ChannelIoSession implements IoSession {
         }
     }
 
-    private boolean written(WriteFuture f, IoWriteFuture done) {
+    private boolean written(PendingWrite f, IoWriteFuture done) {
         synchronized (lock) {
             writes.remove(f);
         }
@@ -236,135 +167,36 @@ final class ChannelIoSession implements IoSession {
     }
 
     private void failPendingWrites(Throwable t) {
-        ArrayDeque<WriteFuture> failed;
+        ArrayDeque<PendingWrite> failed;
         synchronized (lock) {
             failed = new ArrayDeque<>(writes);
             writes.clear();
             writing = false;
         }
-        for (WriteFuture f : failed) {
+        for (PendingWrite f : failed) {
             f.setValue(t);
         }
     }
 
     @Override
-    public CloseFuture close(boolean immediately) {
-        if (closing.compareAndSet(false, true)) {
-            if (immediately) {
-                discardInput = true;
-                channel.close(true);
-            } else {
-                boolean now;
-                synchronized (lock) {
-                    now = !writing;
-                    closeWhenWritten = !now;
-                }
-                if (now) {
-                    channel.close(false);
-                }
+    protected void endTransport(boolean immediately) {
+        if (immediately) {
+            discardInput = true;
+            channel.close(true);
+        } else {
+            boolean now;
+            synchronized (lock) {
+                now = !writing;
+                closeWhenWritten = !now;
+            }
+            if (now) {
+                channel.close(false);
             }
         }
-        return closeFuture;
-    }
-
-    @Override
-    public void shutdownOutputStream() throws IOException {
-        // MINA calls this on a forwarded socket, never on an SSH transport: nothing shuts down half a tunnel
-        close(false);
-    }
-
-    @Override
-    public void suspendRead() {
-        synchronized (lock) {
-            readSuspended = true;
-        }
-    }
-
-    @Override
-    public void resumeRead() {
-        synchronized (lock) {
-            readSuspended = false;
-            lock.notifyAll();
-        }
-    }
-
-    @Override
-    public long getId() {
-        return id;
-    }
-
-    @Override
-    public SocketAddress getAcceptanceAddress() {
-        return null;
-    }
-
-    @Override
-    public Object getAttribute(Object key) {
-        return attributes.get(key);
-    }
-
-    @Override
-    public Object setAttribute(Object key, Object value) {
-        return attributes.put(key, value);
-    }
-
-    @Override
-    public Object setAttributeIfAbsent(Object key, Object value) {
-        return attributes.putIfAbsent(key, value);
-    }
-
-    @Override
-    public Object removeAttribute(Object key) {
-        return attributes.remove(key);
-    }
-
-    @Override
-    public void addCloseFutureListener(SshFutureListener<CloseFuture> listener) {
-        closeFuture.addListener(listener);
-    }
-
-    @Override
-    public void removeCloseFutureListener(SshFutureListener<CloseFuture> listener) {
-        closeFuture.removeListener(listener);
-    }
-
-    @Override
-    public boolean isClosed() {
-        return closeFuture.isClosed();
-    }
-
-    @Override
-    public boolean isClosing() {
-        return closing.get();
-    }
-
-    @Override
-    public IoService getService() {
-        return service;
-    }
-
-    @Override
-    public SocketAddress getRemoteAddress() {
-        return remote;
-    }
-
-    @Override
-    public SocketAddress getLocalAddress() {
-        return local;
     }
 
     @Override
     public String toString() {
-        return "ChannelIoSession[" + id + " -> " + remote + " via " + channel + "]";
-    }
-
-    /** A write's outcome: {@code Boolean.TRUE} or the exception. */
-    private static final class WriteFuture extends AbstractIoWriteFuture {
-        final Buffer buffer;
-
-        WriteFuture(Buffer buffer) {
-            super(buffer, null);
-            this.buffer = buffer;
-        }
+        return "ChannelIoSession[" + getId() + " -> " + getRemoteAddress() + " via " + channel + "]";
     }
 }
