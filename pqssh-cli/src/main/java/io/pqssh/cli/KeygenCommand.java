@@ -113,7 +113,8 @@ public final class KeygenCommand implements Callable<Integer> {
             + " 0xSECONDS, always, forever) or +time (default: forever).")
     String validity;
 
-    @Option(names = "-z", paramLabel = "SERIAL", description = "With -s: the certificate serial number (default 0).")
+    @Option(names = "-z", paramLabel = "SERIAL", description = "With -s: the certificate serial number (default 0);"
+            + " with -k: the KRL version.")
     String serial;
 
     @Option(names = "-O", paramLabel = "OPTION", description = "With -s: clear, force-command=CMD,"
@@ -124,7 +125,20 @@ public final class KeygenCommand implements Callable<Integer> {
     @Option(names = "-L", description = "Print the certificate(s) in -f FILE as ssh-keygen -L.")
     boolean listCertificate;
 
-    @Parameters(paramLabel = "FILE", description = "Files to sign (with -Y sign); public keys to certify (with -s).")
+    @Option(names = "-k", description = "Write a KRL to -f KRL_FILE revoking the keys, certificates and KRL"
+            + " specification lines (serial:, id:, key:, sha1:, sha256:, hash:) of the FILEs; -s CA_PUBLIC (or none)"
+            + " for serial:/id:, -z version, -C comment, -u update the existing KRL.")
+    boolean generateKrl;
+
+    @Option(names = "-u", description = "With -k: add to the existing KRL instead of replacing it.")
+    boolean updateKrl;
+
+    @Option(names = "-Q", description = "Test the public keys in FILE... against the KRL in -f (exit 1 when one is"
+            + " revoked); with -l print the KRL first.")
+    boolean checkKrl;
+
+    @Parameters(paramLabel = "FILE", description = "Files to sign (with -Y sign); public keys to certify (with -s);"
+            + " KRL inputs (with -k) or keys to test (with -Q).")
     List<Path> files = new ArrayList<>();
 
     @Option(names = "--convert-to", paramLabel = "TYPE", description = "Rewrite the ML-DSA-44+Ed25519 key in -f"
@@ -148,6 +162,14 @@ public final class KeygenCommand implements Callable<Integer> {
         FingerprintHash hash = FingerprintHash.parse(fingerprintHash);
         if (sigOperation != null) {
             return signatureOperation();
+        }
+        if (checkKrl) {
+            return KeygenKrl.check(file, fingerprint, files, System.out);
+        }
+        if (generateKrl) {
+            return KeygenKrl.generate(new KeygenKrl.Request(file, updateKrl,
+                    signatureFile == null ? null : signatureFile.toString(), serial, comment, quiet, files),
+                    System.out);
         }
         if (listCertificate) {
             requireFile("-L needs -f FILE");

@@ -211,6 +211,7 @@ public final class Krl {
      */
     public Optional<String> revocation(byte[] blob) throws MalformedMessageException {
         SshCertificate cert = null;
+        // not plainKey(): the certificate itself is needed below
         byte[] plain = blob;
         if (CertificateKeyTypes.isCertificate(SshCertificate.peekName(blob))) {
             cert = SshCertificate.parse(blob);
@@ -280,7 +281,14 @@ public final class Krl {
         return out;
     }
 
-    static byte[] digest(String alg, byte[] data) {
+    /** A certificate's certified key, else the blob itself: KRL key and hash sections are of plain keys. */
+    public static byte[] plainKey(byte[] blob) throws MalformedMessageException {
+        return CertificateKeyTypes.isCertificate(SshCertificate.peekName(blob))
+                ? SshCertificate.parse(blob).certifiedKey() : blob.clone();
+    }
+
+    /** {@code alg} (SHA-1, SHA-256) of {@code data}: KRL hash sections hold these of plain key blobs. */
+    public static byte[] digest(String alg, byte[] data) {
         try {
             return MessageDigest.getInstance(alg).digest(data);
         } catch (NoSuchAlgorithmException e) {
