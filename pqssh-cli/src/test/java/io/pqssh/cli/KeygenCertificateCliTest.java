@@ -94,9 +94,13 @@ class KeygenCertificateCliTest {
         Path hostKey = CliHarness.sshKeygen(dir.resolve("ssh_host_ed25519_key"), "ed25519");
         ok(CliHarness.pqssh("keygen", "-s", ca.toString(), "-I", "pqssh-issued", "-z", "4242", "-n",
                 CliHarness.user(), "-V", "-5m:+1h", pub(user).toString()));
+        // RevokedKeys: a pqssh-written KRL, first revoking only an unrelated key
+        Path krl = dir.resolve("revoked.krl");
+        ok(CliHarness.pqssh("keygen", "-k", "-q", "-f", krl.toString(), pub(hostKey).toString()));
         int port = CliHarness.freePort();
         Path config = Files.writeString(dir.resolve("sshd_config"), String.join("\n", "ListenAddress 127.0.0.1",
                 "HostKey " + hostKey, "AuthorizedKeysFile none", "TrustedUserCAKeys " + pub(ca),
+                "RevokedKeys " + krl,
                 "StrictModes no", "UsePAM no", "PidFile none", "PermitRootLogin yes", "PasswordAuthentication no",
                 "KbdInteractiveAuthentication no", "LogLevel VERBOSE", "AllowUsers " + CliHarness.user(), ""));
         Path log = dir.resolve("sshd.log");
@@ -117,6 +121,18 @@ class KeygenCertificateCliTest {
             assertEquals("cert-login", r.out().strip(), r.all() + "\nsshd:\n" + CliHarness.read(log));
             assertTrue(CliHarness.read(log).contains("ED25519-CERT SHA256:") && CliHarness.read(log)
                     .contains("ID pqssh-issued (serial 4242) CA ED25519 SHA256:"), CliHarness.read(log));
+
+            // pqssh keygen -k -u revokes serial 4242 of the CA: sshd (reading RevokedKeys per login) refuses it
+            Path spec = Files.writeString(dir.resolve("krl-spec"), "serial: 4242\n");
+            ok(CliHarness.pqssh("keygen", "-k", "-u", "-q", "-f", krl.toString(), "-s", pub(ca).toString(),
+                    spec.toString()));
+            CliHarness.Result refused = CliHarness.exec(dir, List.of(CliHarness.SSH.toString(), "-p",
+                    String.valueOf(port), "-i", user.toString(), "-o", "IdentitiesOnly=yes", "-o",
+                    "BatchMode=yes", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                    CliHarness.user() + "@127.0.0.1", "echo cert-login"));
+            assertEquals(255, refused.rc(), refused.all());
+            assertTrue(refused.err().contains("Permission denied"), refused.all());
+            assertTrue(CliHarness.read(log).contains("revoked by file " + krl), CliHarness.read(log));
         } finally {
             sshd.destroy();
             if (!sshd.waitFor(5, TimeUnit.SECONDS)) {
