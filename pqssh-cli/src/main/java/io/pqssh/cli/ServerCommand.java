@@ -311,6 +311,7 @@ public final class ServerCommand implements Callable<Integer> {
                 .loginRecords(new io.pqssh.server.daemon.SystemLoginRecords(), c.printLastLog);
         FileKeyAuthorizers auth = new FileKeyAuthorizers(c.authorizedKeysFile, c.authorizedKemKeysFile,
                 c.strictModes).certificates(c.trustedUserCaKeys, c.authorizedPrincipalsFile, c.caSignatureAlgorithms)
+                .principalsCommand(c.authorizedPrincipalsCommand, c.authorizedPrincipalsCommandUser)
                 .revokedKeys(c.revokedKeys);
         io.pqssh.server.login.RootLogin root = new io.pqssh.server.login.RootLogin(
                 io.pqssh.server.login.RootLogin.Mode.parse(c.permitRootLogin),
@@ -383,14 +384,17 @@ public final class ServerCommand implements Callable<Integer> {
         return (user, key, session) -> {
             ServerConfig c = io.pqssh.server.ConnectionConfig.of(session).orElse(global);
             List<Object> files = java.util.Arrays.asList(c.authorizedKeysFile, c.trustedUserCaKeys,
-                    c.authorizedPrincipalsFile);
+                    c.authorizedPrincipalsFile, c.authorizedPrincipalsCommand, c.authorizedPrincipalsCommandUser);
             if (files.equals(java.util.Arrays.asList(global.authorizedKeysFile, global.trustedUserCaKeys,
-                    global.authorizedPrincipalsFile))) {
+                    global.authorizedPrincipalsFile, global.authorizedPrincipalsCommand,
+                    global.authorizedPrincipalsCommandUser))) {
                 return globalKeys.authenticate(user, key, session);
             }
             return byFiles.computeIfAbsent(files, f -> new FileKeyAuthorizers(c.authorizedKeysFile,
                     global.authorizedKemKeysFile, global.strictModes).certificates(c.trustedUserCaKeys,
-                            c.authorizedPrincipalsFile, global.caSignatureAlgorithms).publickey())
+                            c.authorizedPrincipalsFile, global.caSignatureAlgorithms)
+                    .principalsCommand(c.authorizedPrincipalsCommand, c.authorizedPrincipalsCommandUser)
+                    .revokedKeys(global.revokedKeys).publickey())
                     .authenticate(user, key, session);
         };
     }

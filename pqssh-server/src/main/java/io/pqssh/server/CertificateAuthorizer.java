@@ -25,7 +25,8 @@ import io.pqssh.core.keys.authorized.OpenSshPatterns;
 
 /**
  * sshd's user certificate checks ({@code auth2-pubkey.c}): a certificate is accepted when its CA is in
- * {@code TrustedUserCAKeys} (principals: {@code AuthorizedPrincipalsFile}, else the user name) or is a
+ * {@code TrustedUserCAKeys} (principals: {@code AuthorizedPrincipalsFile}, then {@code AuthorizedPrincipalsCommand}
+ * when the file lists none of the certificate's; the user name when neither is set) or is a
  * {@code cert-authority} line of the user's authorized_keys (principals: its {@code principals=}, else the user
  * name); the CA's signature, the validity window, {@code CASignatureAlgorithms}, {@code source-address} and unknown
  * critical options are checked here with pqssh's own codec, whatever MINA checked before. The accepted certificate's
@@ -57,6 +58,8 @@ public final class CertificateAuthorizer {
     private final String principalsFilePattern;
     private final List<String> caSignatureAlgorithms;
     private final Function<String, Optional<Path>> homes;
+    private PrincipalsCommand principalsCommand;
+    private io.pqssh.server.login.AccountSource accounts = io.pqssh.server.login.SystemAccounts.INSTANCE;
 
     public CertificateAuthorizer(Path trustedUserCaKeys, String principalsFilePattern,
             List<String> caSignatureAlgorithms, Function<String, Optional<Path>> homes) {
@@ -68,12 +71,27 @@ public final class CertificateAuthorizer {
         this.homes = homes;
     }
 
-    /**
-     * Checks a user certificate for {@code user} logging in from {@code address}; {@code certAuthorities} finds the
-     * user's authorized_keys {@code cert-authority} line for a CA key blob. Empty when refused (the reason is logged).
-     */
+    /** AuthorizedPrincipalsCommand (null: none), with the accounts its user and the logging-in user come from. */
+    public CertificateAuthorizer principalsCommand(PrincipalsCommand command,
+            io.pqssh.server.login.AccountSource accountSource) {
+        this.principalsCommand = command;
+        this.accounts = accountSource;
+        return this;
+    }
+
+    /** As {@link #authorize(byte[], String, String, PrincipalsCommand.Endpoints, Function)} without %C's endpoints. */
     public Optional<Grant> authorize(byte[] certBlob, String user, String address,
             Function<byte[], Optional<AuthorizedKeyEntry>> certAuthorities) {
+        return authorize(certBlob, user, address, null, certAuthorities);
+    }
+
+    /**
+     * Checks a user certificate for {@code user} logging in from {@code address} ({@code endpoints}: the
+     * connection, for AuthorizedPrincipalsCommand's %C); {@code certAuthorities} finds the user's authorized_keys
+     * {@code cert-authority} line for a CA key blob. Empty when refused (the reason is logged).
+     */
+    public Optional<Grant> authorize(byte[] certBlob, String user, String address,
+            PrincipalsCommand.Endpoints endpoints, Function<byte[], Optional<AuthorizedKeyEntry>> certAuthorities) {
         SshCertificate cert;
         try {
             cert = SshCertificate.parse(certBlob);
@@ -87,7 +105,8 @@ public final class CertificateAuthorizer {
             CertificateVerifier.check(cert, CertificateType.USER, null, now, caSignatureAlgorithms);
             List<String> accepted = null;
             if (trustedCa(cert.signatureKey())) {
-                accepted = principalsFilePattern == null ? List.of(user) : principalsFromFile(user);
+                accepted = principalsFilePattern == null && principalsCommand == null ? List.of(user)
+                        : authorizedPrincipals(cert, certBlob, user, endpoints);
             } else {
                 Optional<AuthorizedKeyEntry> e = certAuthorities.apply(cert.signatureKey());
                 if (e.isPresent()) {
@@ -144,21 +163,25 @@ public final class CertificateAuthorizer {
         }
     }
 
-    /** AuthorizedPrincipalsFile: one principal per line, {@code #} comments; a missing file grants nothing. */
+    /** sshd's order: the file's principals; the command's only when the file lists none of the certificate's. */
+    private List<String> authorizedPrincipals(SshCertificate cert, byte[] certBlob, String user,
+            PrincipalsCommand.Endpoints endpoints) {
+        List<String> out = new ArrayList<>(principalsFilePattern == null ? List.of() : principalsFromFile(user));
+        if (principalsCommand != null && cert.principals().stream().noneMatch(out::contains)) {
+            accounts.byName(user).ifPresent(a -> out.addAll(principalsCommand.principals(cert, certBlob, a,
+                    endpoints)));
+        }
+        return out;
+    }
+
+    /** AuthorizedPrincipalsFile: read as the command's output (a missing file grants nothing). */
     private List<String> principalsFromFile(String user) {
         Optional<Path> p = UserPaths.resolve(principalsFilePattern, user, homes.apply(user));
         if (p.isEmpty() || !Files.isRegularFile(p.get())) {
             return List.of();
         }
         try {
-            List<String> out = new ArrayList<>();
-            for (String line : Files.readAllLines(p.get())) {
-                String s = line.strip();
-                if (!s.isEmpty() && !s.startsWith("#")) {
-                    out.add(s);
-                }
-            }
-            return out;
+            return PrincipalsCommand.principalLines(Files.readString(p.get()));
         } catch (IOException e) {
             LOG.warn("cannot read AuthorizedPrincipalsFile {}: {}", p.get(), e.getMessage());
             return List.of();

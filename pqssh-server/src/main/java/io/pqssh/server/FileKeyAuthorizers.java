@@ -127,6 +127,15 @@ public final class FileKeyAuthorizers {
         return this;
     }
 
+    /** AuthorizedPrincipalsCommand and its user (null: none); after {@link #certificates}. */
+    public FileKeyAuthorizers principalsCommand(String command, String commandUser) {
+        if (command != null && certificates != null) {
+            certificates.principalsCommand(new PrincipalsCommand(command, commandUser,
+                    io.pqssh.server.login.SystemAccounts.INSTANCE), io.pqssh.server.login.SystemAccounts.INSTANCE);
+        }
+        return this;
+    }
+
     public PublickeyAuthenticator publickey() {
         return (CertificateOptionsEnforcing) (String user, PublicKey key, ServerSession session) -> {
             ByteArrayBuffer b = new ByteArrayBuffer();
@@ -141,7 +150,7 @@ public final class FileKeyAuthorizers {
                 CertificateAuthorizer c = certificates != null ? certificates
                         : new CertificateAuthorizer(null, null, null, homes);
                 Optional<CertificateAuthorizer.Grant> g = c.authorize(b.getCompactData(), user, addr,
-                        ca -> findCertAuthority(user, refused, ca, addr));
+                        endpoints(session), ca -> findCertAuthority(user, refused, ca, addr));
                 if (refused || g.isEmpty()) {
                     return false;
                 }
@@ -315,6 +324,17 @@ public final class FileKeyAuthorizers {
             refused.remove(p.get());
         }
         return p;
+    }
+
+    /** The connection's endpoints for %C (null when they are not IP sockets). */
+    private static PrincipalsCommand.Endpoints endpoints(ServerSession session) {
+        if (session != null && session.getClientAddress() instanceof java.net.InetSocketAddress c
+                && session.getLocalAddress() instanceof java.net.InetSocketAddress l && c.getAddress() != null
+                && l.getAddress() != null) {
+            return new PrincipalsCommand.Endpoints(c.getAddress().getHostAddress(), c.getPort(),
+                    l.getAddress().getHostAddress(), l.getPort());
+        }
+        return null;
     }
 
     private static String address(ServerSession session) {

@@ -42,6 +42,10 @@ public final class ServerConfig {
     public Path revokedKeys;
     /** AuthorizedPrincipalsFile (null or none: the certificate must list the user name). */
     public String authorizedPrincipalsFile;
+    /** AuthorizedPrincipalsCommand, the whole command line (null: none). */
+    public String authorizedPrincipalsCommand;
+    /** AuthorizedPrincipalsCommandUser (null: none; %u expanded at login). */
+    public String authorizedPrincipalsCommandUser;
     /** CASignatureAlgorithms (null: {@link CertificateAuthorizer#DEFAULT_CA_SIGNATURE_ALGORITHMS}). */
     public List<String> caSignatureAlgorithms;
     public boolean kemAuthentication = true;
@@ -254,6 +258,9 @@ public final class ServerConfig {
                     c.apply(l.keyword(), l.value(), l.where());
                 }
             }
+            if (c.authorizedPrincipalsCommand != null && c.authorizedPrincipalsCommandUser == null) {
+                throw new ConfigException("AuthorizedPrincipalsCommand set without AuthorizedPrincipalsCommandUser");
+            }
             return c;
         }
     }
@@ -360,6 +367,14 @@ public final class ServerConfig {
                 case "revokedkeys" -> revokedKeys = value.equalsIgnoreCase("none") ? null : Path.of(value);
                 case "trustedusercakeys" -> trustedUserCaKeys = value.equalsIgnoreCase("none") ? null : Path.of(value);
                 case "authorizedprincipalsfile" -> authorizedPrincipalsFile = value;
+                case "authorizedprincipalscommand" -> {
+                    if (!value.startsWith("/") && !value.equalsIgnoreCase("none")) {
+                        throw new IllegalArgumentException("must be an absolute path");
+                    }
+                    authorizedPrincipalsCommand = value.equalsIgnoreCase("none") ? null : value;
+                }
+                case "authorizedprincipalscommanduser" ->
+                        authorizedPrincipalsCommandUser = value.equalsIgnoreCase("none") ? null : value;
                 case "casignaturealgorithms" -> caSignatureAlgorithms = algorithms(ServerAlgorithms.CA_SIGNATURE, value,
                         where);
                 case "ciphers" -> ciphers = algorithms(ServerAlgorithms.CIPHERS, value, where);
@@ -501,6 +516,10 @@ public final class ServerConfig {
         o.add("chrootdirectory " + (chrootDirectory == null ? "none" : chrootDirectory));
         o.add("trustedusercakeys " + (trustedUserCaKeys == null ? "none" : trustedUserCaKeys));
         o.add("authorizedprincipalsfile " + (authorizedPrincipalsFile == null ? "none" : authorizedPrincipalsFile));
+        o.add("authorizedprincipalscommand " + (authorizedPrincipalsCommand == null ? "none"
+                : authorizedPrincipalsCommand));
+        o.add("authorizedprincipalscommanduser " + (authorizedPrincipalsCommandUser == null ? "none"
+                : authorizedPrincipalsCommandUser));
         o.add("casignaturealgorithms " + String.join(",", caSignatureAlgorithms != null ? caSignatureAlgorithms
                 : ServerAlgorithms.CA_SIGNATURE.defaults()));
         o.add("ciphers " + String.join(",", ciphers));

@@ -121,8 +121,6 @@ public final class SshdKeywords {
             case "modulifile" -> warn("no Diffie-Hellman group exchange is offered");
             case "authorizedkeyscommand", "authorizedkeyscommanduser" -> v.equals("none") ? apply()
                     : warn("no AuthorizedKeysCommand is run: only authorized_keys files grant keys");
-            case "authorizedprincipalscommand", "authorizedprincipalscommanduser" -> v.equals("none") ? apply()
-                    : warn("no AuthorizedPrincipalsCommand is run: only AuthorizedPrincipalsFile grants principals");
             case "gssapiauthentication", "kerberosauthentication", "hostbasedauthentication" ->
                     v.equals("no") ? apply() : warn("this authentication method is not offered");
             case "gssapicleanupcredentials", "gssapidelegatecredentials", "gssapistrictacceptorcheck",
@@ -163,15 +161,14 @@ public final class SshdKeywords {
             "allowagentforwarding", "gatewayports", "permitopen", "permitlisten", "disableforwarding",
             "streamlocalbindmask", "streamlocalbindunlink", "clientaliveinterval", "clientalivecountmax",
             "channeltimeout", "unusedconnectiontimeout", "maxsessions", "banner", "forcecommand", "chrootdirectory",
-            "maxauthtries", "permittty");
+            "maxauthtries", "permittty", "authorizedprincipalscommand", "authorizedprincipalscommanduser");
 
     /**
      * Keywords whose accepted values change nothing pqssh does (its behaviour is that value anyway): harmless in a
      * Match block.
      */
     private static final Set<String> CONSTANT_WHEN_APPLIED = Set.of("x11forwarding", "permittunnel",
-            "pamservicename", "authorizedkeyscommand", "authorizedkeyscommanduser", "authorizedprincipalscommand",
-            "authorizedprincipalscommanduser", "gssapiauthentication", "kerberosauthentication",
+            "pamservicename", "authorizedkeyscommand", "authorizedkeyscommanduser", "gssapiauthentication", "kerberosauthentication",
             "hostbasedauthentication", "permitemptypasswords", "exposeauthinfo", "pubkeyauthoptions",
             "refuseconnection");
 

@@ -1,7 +1,6 @@
 package io.pqssh.server.session;
 
 import java.io.ByteArrayOutputStream;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -11,7 +10,6 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import org.apache.sshd.common.AttributeRepository.AttributeKey;
 import org.slf4j.Logger;
@@ -155,35 +153,17 @@ public final class UserEnvironment {
      * environment; a file the account cannot read (or that is missing) gives null, as sshd's failed fopen.
      */
     private static byte[] readAsUser(Path file, Account account) throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(SessionLaunch.SETPRIV, "--reuid=" + account.uid(),
-                "--regid=" + account.gid(), "--init-groups", "--", "/bin/cat", "--", file.toString())
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .redirectError(ProcessBuilder.Redirect.DISCARD).directory(new File("/"));
-        pb.environment().clear();
+        java.util.Map<String, String> env = new java.util.LinkedHashMap<>();
         for (String kv : SessionLaunch.SPAWN_ENV) {
-            pb.environment().put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
-        }
-        Process p = pb.start();
-        // a FIFO or a device in place of the file must not hold the session's thread
-        java.util.concurrent.CompletableFuture.delayedExecutor(10, TimeUnit.SECONDS).execute(p::destroyForcibly);
-        byte[] text;
-        try (InputStream in = p.getInputStream()) {
-            text = bounded(in, file);
-        } catch (IOException e) {
-            p.destroyForcibly();
-            throw e;
+            env.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
         }
         try {
-            if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IOException("reading " + file + " as " + account.name() + " did not finish");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            p.destroyForcibly();
-            throw new IOException("interrupted reading " + file);
+            UserCommand.Result r = UserCommand.run(List.of("/bin/cat", "--", file.toString()), account, true, env,
+                    MAX_BYTES, java.time.Duration.ofSeconds(10));
+            return r.status() == 0 ? r.out() : null;
+        } catch (UserCommand.OutputTooLong e) {
+            throw new IOException("Too many lines in environment file " + file);
         }
-        return p.exitValue() == 0 ? text : null;
     }
 
     private static byte[] bounded(InputStream in, Path file) throws IOException {

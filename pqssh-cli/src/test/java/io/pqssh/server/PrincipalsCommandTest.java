@@ -1,0 +1,59 @@
+package io.pqssh.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import io.pqssh.server.login.Account;
+import io.pqssh.server.session.UserCommand;
+
+/** AuthorizedPrincipalsCommand's parsing (argv_split, percent_expand, principal lines) and the bounded runner. */
+class PrincipalsCommandTest {
+    @Test
+    void splitsAsOpenSshArgvSplit() {
+        assertEquals(List.of("/bin/p", "a b", "c'd", "e\"f", "g\\h", "x y"),
+                PrincipalsCommand.argvSplit("  /bin/p \"a b\"\t\"c'd\" 'e\"f' \"g\\\\h\" x\\ y  "));
+        assertEquals(List.of(), PrincipalsCommand.argvSplit("   "));
+        assertThrows(IllegalArgumentException.class, () -> PrincipalsCommand.argvSplit("/bin/p \"open"));
+    }
+
+    @Test
+    void expandsTokensAndRefusesUnknownOnes() {
+        Map<Character, String> t = Map.of('u', "alice", 's', "7");
+        assertEquals("alice-7-%", PrincipalsCommand.expand("%u-%s-%%", t));
+        assertNull(PrincipalsCommand.expand("%x", t));
+        assertNull(PrincipalsCommand.expand("trailing%", t));
+    }
+
+    @Test
+    void readsPrincipalLinesAsSshd() {
+        assertEquals(List.of("ops", "dev"), PrincipalsCommand.principalLines(
+                "# comment\n  ops  # trailing\n\n\tdev\r\nfrom=\"10.0.0.1\" admins\n#ops2\n"));
+    }
+
+    @Test
+    void runnerBoundsOutputAndTime() throws Exception {
+        Account me = new Account(System.getProperty("user.name"), 0, 0, Path.of("/"), "/bin/sh");
+        UserCommand.Result r = UserCommand.run(List.of("/bin/sh", "-c", "echo hi; echo err >&2; exit 4"), me, false,
+                Map.of("PATH", "/usr/bin:/bin"), 100, Duration.ofSeconds(30));
+        assertEquals(4, r.status());
+        assertEquals("hi\n", new String(r.out()));
+        assertThrows(UserCommand.OutputTooLong.class, () -> UserCommand.run(List.of("/bin/sh", "-c",
+                "yes"), me, false, Map.of(), 4096, Duration.ofSeconds(30)));
+        long t0 = System.nanoTime();
+        IOException late = assertThrows(IOException.class, () -> UserCommand.run(List.of("/bin/sleep", "60"), me,
+                false, Map.of(), 100, Duration.ofSeconds(1)));
+        assertTrue(late.getMessage().contains("did not finish"), late.getMessage());
+        // generous bound: killed long before sleep's 60 s even on a loaded machine
+        assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(45).toNanos());
+    }
+}
