@@ -88,4 +88,26 @@ class RevokedKeysTest {
         Files.delete(krl);
         assertNotEquals(0, login(port, alice), "no RevokedKeys file: refused");
     }
+
+    /**
+     * A Match block that changes AuthorizedPrincipalsFile (so the connection gets its own key authorizer, as for
+     * AuthorizedKeysFile or TrustedUserCAKeys) keeps RevokedKeys: it was dropped there before.
+     */
+    @Test
+    void revokedKeysHoldInsideMatchBlocks() throws Exception {
+        CliHarness.requireBinary(CliHarness.SSH, "openssh-client");
+        h = new ForwardingHarness(dir);
+        Path alice = CliHarness.sshKeygen(dir.resolve("id_alice"), "ed25519");
+        Path bob = CliHarness.sshKeygen(dir.resolve("id_bob"), "ed25519");
+        Path authorized = Files.writeString(dir.resolve("authorized_keys"), Files.readString(pub(alice))
+                + Files.readString(pub(bob)));
+        Path krl = dir.resolve("revoked.krl");
+        keygen("-k", "-f", krl.toString(), pub(alice).toString());
+        Path config = Files.writeString(dir.resolve("sshd_config"), "ListenAddress 127.0.0.1\nRevokedKeys " + krl
+                + "\nMatch User "
+                + CliHarness.user() + "\n  AuthorizedPrincipalsFile " + dir.resolve("principals") + "\n");
+        int port = h.startServer(authorized, "-f", config.toString());
+        assertEquals(0, login(port, bob), "bob's key is authorized");
+        assertNotEquals(0, login(port, alice), "alice's key is revoked, in a Match block too");
+    }
 }
