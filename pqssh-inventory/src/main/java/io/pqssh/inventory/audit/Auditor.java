@@ -64,7 +64,15 @@ public final class Auditor {
     private final Map<String, List<Integer>> authorizedClassical = new LinkedHashMap<>();
     private final Map<String, String> authorizedPq = new LinkedHashMap<>();
     private final Set<Path> done = new HashSet<>();
+    /** CA keys seen (TrustedUserCAKeys, cert-authority, @cert-authority), by fingerprint: where, first. */
+    private final Map<String, String> caSources = new LinkedHashMap<>();
+    /** Post-quantum keys certified by a classical CA, flagged once every CA source has been read. */
+    private final List<ClassicalCa> classicalCas = new ArrayList<>();
     private ConfigAudit.Effective sshd;
+
+    /** A certificate file whose post-quantum key a quantum-vulnerable CA signed. */
+    private record ClassicalCa(String file, String kind, KeyInfo key, KeyInfo ca, String comment, String owner) {
+    }
 
     private Auditor(Options options) {
         this.options = options;
@@ -96,6 +104,7 @@ public final class Auditor {
     }
 
     List<Finding> finish() {
+        finishClassicalCas();
         finishBesidePq();
         return List.copyOf(findings);
     }
@@ -139,6 +148,7 @@ public final class Auditor {
         if (a.sshd != null) {
             // an audited sshd_config: the keys it lets in are part of the audit
             a.followAuthorizedKeysFile();
+            a.trustedUserCaKeys();
         } else if (options.sshdConfig != null && Files.isRegularFile(options.sshdConfig)
                 && Files.isReadable(options.sshdConfig)) {
             // the host's sshd_config, not audited itself: only says which key types work
@@ -152,6 +162,7 @@ public final class Auditor {
         for (Path f : files) {
             a.file(f, false, null);
         }
+        a.finishClassicalCas();
         a.finishBesidePq();
         return List.copyOf(a.findings);
     }
@@ -240,16 +251,22 @@ public final class Auditor {
         }
     }
 
+    /** {@code R} of an audited {@code R/etc/ssh/sshd_config}, or null for an sshd_config elsewhere. */
+    private Path systemRoot() {
+        Path cfg = sshd.file() == null ? null : sshd.file().toAbsolutePath().normalize();
+        return cfg == null || !cfg.endsWith(Path.of("etc/ssh/sshd_config")) ? null
+                : cfg.getParent().getParent().getParent();
+    }
+
     /** AuthorizedKeysFile of the effective sshd_config, expanded for every passwd user with a home directory. */
     private void followAuthorizedKeysFile() {
         Path root = null;
         Path passwd = options.passwd;
         if (passwd == null) {
-            Path cfg = sshd.file() == null ? null : sshd.file().toAbsolutePath().normalize();
-            if (cfg == null || !cfg.endsWith(Path.of("etc/ssh/sshd_config"))) {
+            root = systemRoot();
+            if (root == null) {
                 return;
             }
-            root = cfg.getParent().getParent().getParent();
             passwd = root.resolve("etc/passwd");
         }
         for (String pattern : sshd.authorizedKeysFiles()) {
@@ -265,6 +282,79 @@ public final class Auditor {
                 }
             }
         }
+    }
+
+    /**
+     * The effective sshd_config's TrustedUserCAKeys (an absolute path, under {@code R} for {@code
+     * R/etc/ssh/sshd_config}): each CA key is a finding with its family, classical or post-quantum, and is the CA
+     * a certificate found later is matched against. The file is not audited again as a plain public key file.
+     */
+    private void trustedUserCaKeys() {
+        String name = sshd.trustedUserCaKeys();
+        Path root = systemRoot();
+        if (name == null || !name.startsWith("/") || (root == null && options.passwd == null)) {
+            return;
+        }
+        Path p = root == null ? Path.of(name) : root.resolve(name.substring(1));
+        if (!Files.isRegularFile(p) || !done.add(p.toAbsolutePath().normalize())) {
+            return;
+        }
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(p, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            note(p, 0, "cannot read TrustedUserCAKeys: " + e.getMessage());
+            return;
+        }
+        for (int i = 0; i < lines.size(); i++) {
+            String l = lines.get(i).strip();
+            if (l.isEmpty() || l.startsWith("#")) {
+                continue;
+            }
+            KeyInfo k;
+            String comment;
+            try {
+                PublicKeyLine pk = PublicKeyLine.parse(l);
+                k = KeyInfo.of(pk.blob());
+                comment = pk.comment();
+            } catch (KeyFileException | MalformedMessageException e) {
+                note(p, i + 1, "TrustedUserCAKeys line is not a public key: " + e.getMessage());
+                continue;
+            }
+            caSources.putIfAbsent(k.fingerprint(), "TrustedUserCAKeys " + p + ":" + (i + 1));
+            caFinding(p.toString(), i + 1, "user certificate authority (TrustedUserCAKeys of " + sshd.file() + ")",
+                    k, comment, owner(p));
+        }
+    }
+
+    /** A CA key: what it is and whether a quantum attacker can forge its certificates. */
+    private void caFinding(String f, int line, String what, KeyInfo k, String comment, String owner) {
+        if (k.postQuantum()) {
+            add(Finding.Rules.PQ_KEY, "note", f, line, "post-quantum " + what + ": " + k.describe(), k, comment,
+                    null, null, null, owner);
+        } else {
+            add(k.classicallyWeak() ? Finding.Rules.WEAK_KEY : Finding.Rules.CLASSICAL_KEY,
+                    k.classicallyWeak() ? "error" : "warning", f, line, "quantum-vulnerable " + what + ": "
+                            + k.describe() + ": a quantum attacker forges certificates for any key it vouches for", k,
+                    comment, null, null, null, owner);
+        }
+    }
+
+    /**
+     * Every certificate of a post-quantum key signed by a quantum-vulnerable CA ("our user keys are post-quantum,
+     * but our CA is Ed25519: is that still forgeable?" Yes): one error per certificate, with the CA as its key.
+     */
+    private void finishClassicalCas() {
+        for (ClassicalCa c : classicalCas) {
+            String known = caSources.get(c.ca().fingerprint());
+            add(Finding.Rules.CLASSICAL_CA, "error", c.file(), 1, "post-quantum key certified by a quantum-vulnerable"
+                    + " certificate authority: the " + c.kind() + " certificate of " + c.key().describe()
+                    .replace(" certificate", "") + " is signed by CA " + c.ca().describe() + " " + c.ca().fingerprint()
+                    + (known != null ? " (" + known + ")" : "") + ": a quantum attacker forges the CA's signature on"
+                    + " a certificate of their own key, so the post-quantum key protects nothing; use a post-quantum"
+                    + " CA", c.ca(), c.comment(), null, null, null, c.owner());
+        }
+        classicalCas.clear();
     }
 
     /** sshd's %% %h %u (and %U, the uid, is not known here: left as is). */
@@ -372,6 +462,9 @@ public final class Auditor {
             String expiry = e.options().expiryTime().map(Object::toString).orElse(null);
             String from = e.options().from().orElse(null);
             String ca = e.options().certAuthority() ? " (cert-authority)" : "";
+            if (e.options().certAuthority()) {
+                caSources.putIfAbsent(k.fingerprint(), "cert-authority line " + f + ":" + e.lineNumber());
+            }
             if (e.options().expiryTime().isPresent()
                     && !e.options().expiryTime().get().isAfter(options.now)) {
                 // sshd refuses an expired key: it lets nobody in, classical or not
@@ -468,6 +561,9 @@ public final class Auditor {
                 note(f, i + 1, "malformed key: " + e.getMessage());
                 continue;
             }
+            if (marker.equals("@cert-authority")) {
+                caSources.putIfAbsent(k.fingerprint(), "@cert-authority line " + f + ":" + (i + 1));
+            }
             boolean hashed = hosts.startsWith("|1|");
             String host = hashed ? null : hosts;
             String what = (marker.isEmpty() ? "host key" : marker.substring(1) + " key") + " of "
@@ -490,11 +586,31 @@ public final class Auditor {
         }
         try {
             PublicKeyLine pk = PublicKeyLine.parse(text.lines().findFirst().orElse(""));
-            keyFile(f, KeyInfo.of(pk.blob()), pk.comment(), "public key");
+            KeyInfo k = KeyInfo.of(pk.blob());
+            if (k.certificate()) {
+                certificateFile(f, pk.blob(), k, pk.comment());
+            } else {
+                keyFile(f, k, pk.comment(), "public key");
+            }
         } catch (KeyFileException | MalformedMessageException e) {
             if (reportUnreadable) {
                 note(f, 1, "not a public key file: " + e.getMessage());
             }
+        }
+    }
+
+    /**
+     * A certificate ({@code *-cert.pub}, a HostCertificate): the certified key as any key file, its CA named with
+     * family and fingerprint; a post-quantum key under a classical CA is flagged at the end.
+     */
+    private void certificateFile(Path f, byte[] blob, KeyInfo k, String comment) throws MalformedMessageException {
+        io.pqssh.core.cert.SshCertificate cert = io.pqssh.core.cert.SshCertificate.parse(blob);
+        KeyInfo ca = KeyInfo.of(cert.signatureKey());
+        String kind = cert.type().label();
+        keyFile(f, k, comment, kind + " certificate (signed by " + (ca.postQuantum() ? "post-quantum" : "quantum-vulnerable")
+                + " CA " + ca.describe() + " " + ca.fingerprint() + ")");
+        if (k.postQuantum() && !ca.postQuantum()) {
+            classicalCas.add(new ClassicalCa(f.toString(), kind, k, ca, comment, owner(f)));
         }
     }
 

@@ -99,6 +99,13 @@ public final class ConfigAudit {
             return d.args();
         }
 
+        /** TrustedUserCAKeys (sshd's first value), or null when unset or {@code none}. */
+        public String trustedUserCaKeys() {
+            Directive d = global.get("trustedusercakeys");
+            return d == null || d.args().isEmpty() || d.args().get(0).equalsIgnoreCase("none") ? null
+                    : d.args().get(0);
+        }
+
         /** The resolved PubkeyAcceptedAlgorithms (against OpenSSH 10.5's default). */
         public List<String> pubkeyAcceptedAlgorithms() {
             Directive d = global.get("pubkeyacceptedalgorithms");

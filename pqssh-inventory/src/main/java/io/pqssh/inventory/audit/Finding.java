@@ -14,6 +14,8 @@ public record Finding(String rule, String severity, String file, int line, Strin
     /** Rule identifiers, also SARIF rule ids. */
     public static final class Rules {
         public static final String CLASSICAL_KEY_BESIDE_PQ = "classical-key-beside-pq";
+        /** A quantum-vulnerable CA certifies a post-quantum key: forging the CA's signature forges the login. */
+        public static final String CLASSICAL_CA = "classical-ca";
         public static final String WEAK_KEY = "weak-key";
         public static final String CLASSICAL_KEY = "classical-key";
         public static final String PQ_KEY = "pq-key";
@@ -26,7 +28,7 @@ public record Finding(String rule, String severity, String file, int line, Strin
         public static final String UNREADABLE = "unreadable";
 
         /** All rules, in report order (the summary, the chart legend and the table's summary line use it). */
-        public static final java.util.List<String> ALL = java.util.List.of(CLASSICAL_KEY_BESIDE_PQ, WEAK_KEY,
+        public static final java.util.List<String> ALL = java.util.List.of(CLASSICAL_KEY_BESIDE_PQ, CLASSICAL_CA, WEAK_KEY,
                 CLASSICAL_KEY, PQ_KEY, CLASSICAL_KEX_CONFIG, PQ_KEX_REMOVED, WEAK_ALGORITHM_CONFIG, INVALID_CONFIG,
                 IGNORED_CONFIG, EXPIRED_KEY, UNREADABLE);
 
@@ -42,6 +44,6 @@ public record Finding(String rule, String severity, String file, int line, Strin
     /** A key is classical (quantum-vulnerable). */
     public boolean classicalKey() {
         return rule.equals(Rules.CLASSICAL_KEY) || rule.equals(Rules.CLASSICAL_KEY_BESIDE_PQ)
-                || rule.equals(Rules.WEAK_KEY);
+                || rule.equals(Rules.WEAK_KEY) || rule.equals(Rules.CLASSICAL_CA);
     }
 }

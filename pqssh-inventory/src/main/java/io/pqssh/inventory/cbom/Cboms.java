@@ -326,7 +326,8 @@ public final class Cboms {
     static String role(Finding f) {
         String name = f.file().substring(f.file().lastIndexOf('/') + 1);
         String msg = f.message() == null ? "" : f.message();
-        if (msg.contains("cert-authority")) {
+        if (msg.contains("cert-authority") || msg.contains("certificate authority")
+                || Finding.Rules.CLASSICAL_CA.equals(f.rule())) {
             return "certificate-authority";
         }
         if (name.startsWith("authorized_keys") || name.startsWith("authorized_kem_keys")

@@ -28,7 +28,8 @@ public final class HtmlReport {
             "#f9a825", "classical-only", "#c62828", "unknown", "#5c6bc0", "not-ssh", "#8d6e63", "unreachable",
             "#9e9e9e", "scan-error", "#212121");
     private static final Map<String, String> AUDIT_COLORS = Map.ofEntries(
-            Map.entry(Finding.Rules.CLASSICAL_KEY_BESIDE_PQ, "#b71c1c"), Map.entry(Finding.Rules.WEAK_KEY, "#e65100"),
+            Map.entry(Finding.Rules.CLASSICAL_KEY_BESIDE_PQ, "#b71c1c"), Map.entry(Finding.Rules.CLASSICAL_CA, "#880e4f"),
+            Map.entry(Finding.Rules.WEAK_KEY, "#e65100"),
             Map.entry(Finding.Rules.CLASSICAL_KEY, "#ef5350"), Map.entry(Finding.Rules.PQ_KEY, "#2e7d32"),
             Map.entry(Finding.Rules.CLASSICAL_KEX_CONFIG, "#6a1b9a"), Map.entry(Finding.Rules.PQ_KEX_REMOVED, "#8e24aa"),
             Map.entry(Finding.Rules.WEAK_ALGORITHM_CONFIG, "#ab47bc"), Map.entry(Finding.Rules.INVALID_CONFIG, "#37474f"),

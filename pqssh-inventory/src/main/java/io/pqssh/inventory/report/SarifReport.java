@@ -44,6 +44,9 @@ public final class SarifReport {
     private static final List<Rule> AUDIT_RULES = List.of(
             new Rule(Finding.Rules.CLASSICAL_KEY_BESIDE_PQ, "error", "A classical key is still authorized where a"
                     + " post-quantum credential is authorized too: the forgotten old key lets a quantum attacker in."),
+            new Rule(Finding.Rules.CLASSICAL_CA, "error", "A post-quantum key is certified by a quantum-vulnerable"
+                    + " CA (Ed25519, ECDSA, RSA): a quantum attacker forges the CA's signature on a certificate of"
+                    + " their own key, so the post-quantum key protects nothing."),
             new Rule(Finding.Rules.WEAK_KEY, "error", "A DSA or short RSA key: weak even against classical attacks."),
             new Rule(Finding.Rules.CLASSICAL_KEY, "warning", "A quantum-vulnerable key (RSA, DSA, ECDSA, EdDSA or a"
                     + " certificate of one)."),

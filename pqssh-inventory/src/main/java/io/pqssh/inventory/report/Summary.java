@@ -28,6 +28,7 @@ public final class Summary {
     public static String label(String rule) {
         return switch (rule) {
             case Finding.Rules.CLASSICAL_KEY_BESIDE_PQ -> "classical keys beside PQ";
+            case Finding.Rules.CLASSICAL_CA -> "classical CAs of PQ keys";
             case Finding.Rules.WEAK_KEY -> "weak keys";
             case Finding.Rules.CLASSICAL_KEY -> "classical keys";
             case Finding.Rules.PQ_KEY -> "PQ credentials";
