@@ -3,30 +3,17 @@ package io.pqssh.mina.compat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyPair;
-import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
-import org.apache.sshd.common.config.keys.writer.openssh.OpenSSHKeyPairResourceWriter;
-import org.apache.sshd.common.kex.KexProposalOption;
 import org.apache.sshd.common.keyprovider.KeyPairProvider;
-import org.apache.sshd.common.session.Session;
-import org.apache.sshd.common.session.SessionListener;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import com.jcraft.jsch.ChannelExec;
-import com.jcraft.jsch.JSch;
-
+import io.pqssh.mina.JschLogin;
 import io.pqssh.mina.LoopbackServer;
+import io.pqssh.mina.NegotiatedKex;
 import io.pqssh.mina.TestKeys;
 import io.pqssh.mina.kex.PqKex;
 
@@ -52,51 +39,17 @@ class JschInteropTest {
 
     /** Logs in with JSch, runs one command, returns what the server negotiated: "kex hostkey". */
     private static String login(Path dir, String kex) throws Exception {
-        Map<Integer, String> byPort = new ConcurrentHashMap<>();
         try (LoopbackServer server = LoopbackServer.builder().hostKeys(KeyPairProvider.wrap(HOST))
                 .publickey((u, k, s) -> "carol".equals(u) && k.equals(USER.getPublic())).start()) {
-            server.sshd().addSessionListener(new SessionListener() {
-                @Override
-                public void sessionNegotiationEnd(Session session, Map<KexProposalOption, String> c,
-                        Map<KexProposalOption, String> s, Map<KexProposalOption, String> negotiated, Throwable t) {
-                    if (negotiated != null) {
-                        byPort.put(((InetSocketAddress) session.getRemoteAddress()).getPort(),
-                                negotiated.get(KexProposalOption.ALGORITHMS) + " "
-                                        + negotiated.get(KexProposalOption.SERVERKEYS));
-                    }
-                }
-            });
-            Path id = dir.resolve("id_ed25519");
-            try (OutputStream out = Files.newOutputStream(id)) {
-                OpenSSHKeyPairResourceWriter.INSTANCE.writePrivateKey(USER, "carol@jsch", null, out);
-            }
-            JSch jsch = new JSch();
-            jsch.addIdentity(id.toString());
-            com.jcraft.jsch.Session s = jsch.getSession("carol", "127.0.0.1", server.port());
-            s.setConfig("StrictHostKeyChecking", "no");
-            if (kex != null) {
-                s.setConfig("kex", kex);
-            }
-            s.setConfig("server_host_key", "ssh-ed25519");
-            s.setConfig("PreferredAuthentications", "publickey");
-            s.connect(30_000);
+            NegotiatedKex negotiated = NegotiatedKex.on(server.sshd());
+            com.jcraft.jsch.Session s = JschLogin.login(dir, "carol", USER, server.port(), kex);
             try {
-                ChannelExec ch = (ChannelExec) s.openChannel("exec");
-                ch.setCommand("hello jsch");
-                ByteArrayOutputStream out = new ByteArrayOutputStream();
-                InputStream in = ch.getInputStream();
-                ch.connect(30_000);
-                in.transferTo(out);
-                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-                while (!ch.isClosed() && System.nanoTime() < deadline) {
-                    Thread.sleep(20);
-                }
-                assertEquals(0, ch.getExitStatus());
-                assertEquals("hello jsch\n", out.toString(StandardCharsets.UTF_8));
-                ch.disconnect();
+                JschLogin.Exec e = JschLogin.exec(s, "hello jsch");
+                assertEquals(0, e.exitStatus());
+                assertEquals("hello jsch\n", e.output());
                 assertEquals(1, server.sessions().size(), "one JSch session on the server");
-                int port = ((InetSocketAddress) server.sessions().get(0).getRemoteAddress()).getPort();
-                return byPort.get(port);
+                return negotiated.withClientPort(
+                        ((InetSocketAddress) server.sessions().get(0).getRemoteAddress()).getPort());
             } finally {
                 s.disconnect();
             }
