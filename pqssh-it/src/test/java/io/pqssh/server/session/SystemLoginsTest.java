@@ -1,28 +1,24 @@
 package io.pqssh.server.session;
 
+import static io.pqssh.server.session.LoginAccounts.capture;
+import static io.pqssh.server.session.LoginAccounts.exec;
+import static io.pqssh.server.session.LoginAccounts.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyPair;
-import java.security.SecureRandom;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 
-import org.apache.sshd.client.keyverifier.AcceptAllServerKeyVerifier;
 import org.apache.sshd.client.session.ClientSession;
-import org.apache.sshd.common.config.keys.PublicKeyEntry;
 import org.apache.sshd.common.keyprovider.KeyPairProvider;
 import org.apache.sshd.common.util.security.SecurityUtils;
 import org.apache.sshd.sftp.client.SftpClient;
@@ -33,11 +29,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.pqssh.core.kem.KemAlgorithm;
-import io.pqssh.core.kem.KemKeyPair;
-import io.pqssh.core.kem.MlKem;
-import io.pqssh.core.keys.kem.KemPublicKey;
-import io.pqssh.mina.auth.KemClientIdentity;
 import io.pqssh.mina.auth.KemServerSettings;
 import io.pqssh.client.PqsshClient;
 import io.pqssh.server.FileKeyAuthorizers;
@@ -53,19 +44,13 @@ import io.pqssh.server.login.SystemAccounts;
  * valid key. Fails (does not skip) when not run as root.
  */
 class SystemLoginsTest {
-    private static final Duration T = Duration.ofSeconds(30);
-    private static final SecureRandom RANDOM = new SecureRandom();
-    private static final String SUFFIX = Long.toString(ProcessHandle.current().pid(), 36)
-            + Integer.toString(RANDOM.nextInt(1 << 20), 36);
+    private static final String SUFFIX = KeyLoginAccount.uniqueName("");
     private static final String ALICE = "pqsa" + SUFFIX;
     private static final String BOB = "pqsb" + SUFFIX;
     private static final String NOLOGIN = "pqsn" + SUFFIX;
     private static final String LOCKED = "pqsl" + SUFFIX;
     private static final String GHOST = "pqsg" + SUFFIX;
-    private static final List<String> CREATED = new ArrayList<>();
-
-    private static final KemKeyPair KEM = MlKem.generate(KemAlgorithm.MLKEM768, RANDOM);
-    private static KeyPair ed25519;
+    private static final LoginAccounts ACCOUNTS = new LoginAccounts();
 
     @TempDir
     static Path dir;
@@ -84,23 +69,22 @@ class SystemLoginsTest {
         }
         assertTrue(UserSessions.findSftpServer().isPresent(),
                 "MISSING OpenSSH sftp-server: apt-get install openssh-sftp-server");
-        ed25519 = SecurityUtils.getKeyPairGenerator("Ed25519").generateKeyPair();
         // useradd leaves the password "!" (locked for sshd without PAM): '*' is the key-only account
-        addUser(ALICE, "/bin/bash", "-G", "users");
+        ACCOUNTS.add(ALICE, "/bin/bash", "-G", "users");
         usermod(ALICE, "-p", "*");
-        addUser(BOB, "/bin/sh");
+        ACCOUNTS.add(BOB, "/bin/sh");
         usermod(BOB, "-p", "*");
-        addUser(NOLOGIN, "/usr/sbin/nologin");
+        ACCOUNTS.add(NOLOGIN, "/usr/sbin/nologin");
         usermod(NOLOGIN, "-p", "*");
-        addUser(LOCKED, "/bin/bash");
+        ACCOUNTS.add(LOCKED, "/bin/bash");
         usermod(LOCKED, "-L");
         for (String u : List.of(ALICE, BOB, NOLOGIN, LOCKED)) {
-            authorize(home(u).resolve(".ssh/authorized_keys"), u);
+            ACCOUNTS.authorize(home(u).resolve(".ssh/authorized_keys"), u);
         }
         // an absolute %u file: the way a name without an account used to log in
         Path keysDir = dir.resolve("keys");
         Files.createDirectories(keysDir);
-        authorize(keysDir.resolve(GHOST), "root");
+        ACCOUNTS.authorize(keysDir.resolve(GHOST), "root");
         FileKeyAuthorizers auth = new FileKeyAuthorizers(".ssh/authorized_keys " + keysDir + "/%u", "none", true);
         server = PqsshServer.builder().host("127.0.0.1").port(0)
                 .hostKeys(KeyPairProvider.wrap(SecurityUtils.getKeyPairGenerator("Ed25519").generateKeyPair()))
@@ -115,18 +99,8 @@ class SystemLoginsTest {
                 server.close();
             }
         } finally {
-            for (String u : CREATED) {
-                TestAccounts.remove(u);
-            }
+            ACCOUNTS.removeAll();
         }
-    }
-
-    private static void addUser(String name, String shell, String... extra) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("/usr/sbin/useradd", "-m", "-s", shell));
-        cmd.addAll(List.of(extra));
-        cmd.add(name);
-        assertEquals(0, run(cmd), "useradd " + name);
-        CREATED.add(name);
     }
 
     private static void usermod(String name, String... args) throws Exception {
@@ -140,45 +114,6 @@ class SystemLoginsTest {
         return SystemAccounts.INSTANCE.byName(user).orElseThrow().home();
     }
 
-    /** Both keys in the file, which belongs to {@code owner} with sshd's modes. */
-    private static void authorize(Path file, String owner) throws Exception {
-        Files.createDirectories(file.getParent());
-        Files.writeString(file, new KemPublicKey(KemAlgorithm.MLKEM768, KEM.publicKey()).toLine("kem") + "\n"
-                + PublicKeyEntry.toString(ed25519.getPublic()) + " ed\n");
-        assertEquals(0, run(List.of("chown", "-R", owner + ":", file.getParent().toString())));
-        assertEquals(0, run(List.of("chmod", "700", file.getParent().toString())));
-        assertEquals(0, run(List.of("chmod", "600", file.toString())));
-    }
-
-    private static int run(List<String> cmd) throws Exception {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        p.getInputStream().transferTo(System.err);
-        assertTrue(p.waitFor(30, TimeUnit.SECONDS), cmd + " hangs");
-        return p.exitValue();
-    }
-
-    private static String capture(List<String> cmd) throws Exception {
-        Process p = new ProcessBuilder(cmd).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
-        return out;
-    }
-
-    private static PqsshClient client(boolean kem) {
-        PqsshClient.Builder b = PqsshClient.builder().serverKeyVerifier(AcceptAllServerKeyVerifier.INSTANCE)
-                .warningSink(w -> { }).timeout(T);
-        return kem ? b.kemIdentity(KemClientIdentity.of(KEM)).preferredAuthentications(List.of("publickey-kem"))
-                .start() : b.identity(ed25519).preferredAuthentications(List.of("publickey")).start();
-    }
-
-    private static String exec(ClientSession s, String command) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int rc = PqsshClient.exec(s, command, out, err, T);
-        assertEquals(0, rc, command + ": " + err);
-        return out.toString(StandardCharsets.UTF_8);
-    }
-
     @Test
     void eachUserRunsAsItselfWithKemAndEd25519() throws Exception {
         for (String user : List.of(ALICE, BOB)) {
@@ -187,7 +122,8 @@ class SystemLoginsTest {
             String shell = SystemAccounts.INSTANCE.byName(user).orElseThrow().shell();
             for (boolean kem : new boolean[] {true, false}) {
                 String how = user + (kem ? " publickey-kem" : " publickey ed25519");
-                try (PqsshClient c = client(kem); ClientSession s = c.login(user, "127.0.0.1", server.port())) {
+                try (PqsshClient c = ACCOUNTS.client(kem);
+                        ClientSession s = c.login(user, "127.0.0.1", server.port())) {
                     String[] got = exec(s, "id -u; id -G; echo \"$HOME|$USER|$LOGNAME|$SHELL|$PATH\"; pwd;"
                             + " ps -o comm= -p $$; :").split("\n");
                     assertEquals(uid, got[0], how + ": uid");
@@ -205,7 +141,7 @@ class SystemLoginsTest {
     @Test
     void sftpServesTheUsersHomeAsTheUser() throws Exception {
         Files.writeString(home(BOB).resolve("marker.txt"), "bob's file\n");
-        try (PqsshClient c = client(true); ClientSession s = c.login(BOB, "127.0.0.1", server.port());
+        try (PqsshClient c = ACCOUNTS.client(true); ClientSession s = c.login(BOB, "127.0.0.1", server.port());
                 SftpClient sftp = SftpClientFactory.instance().createSftpClient(s)) {
             assertEquals(home(BOB).toString(), sftp.canonicalPath("."));
             List<String> names = new ArrayList<>();
@@ -256,7 +192,7 @@ class SystemLoginsTest {
     void nologinLockedAndUnknownUsersAreRefusedDespiteAValidKey() throws Exception {
         for (String user : List.of(NOLOGIN, LOCKED, GHOST)) {
             for (boolean kem : new boolean[] {true, false}) {
-                try (PqsshClient c = client(kem)) {
+                try (PqsshClient c = ACCOUNTS.client(kem)) {
                     assertThrows(IOException.class, () -> c.login(user, "127.0.0.1", server.port()).close(),
                             user + " logged in with " + (kem ? "publickey-kem" : "publickey"));
                 }
@@ -266,7 +202,7 @@ class SystemLoginsTest {
         usermod(LOCKED, "-p", "*");
         usermod(NOLOGIN, "-s", "/bin/sh");
         for (String user : List.of(NOLOGIN, LOCKED)) {
-            try (PqsshClient c = client(true); ClientSession s = c.login(user, "127.0.0.1", server.port())) {
+            try (PqsshClient c = ACCOUNTS.client(true); ClientSession s = c.login(user, "127.0.0.1", server.port())) {
                 assertEquals(user, exec(s, "id -un").strip());
             }
         }
@@ -281,11 +217,11 @@ class SystemLoginsTest {
                 .hostKeys(KeyPairProvider.wrap(SecurityUtils.getKeyPairGenerator("Ed25519").generateKeyPair()))
                 .kem(KemServerSettings.builder().authorizer(auth.kem()).build())
                 .logins(LoginPolicy.serverUserOnly(SystemAccounts.INSTANCE, ALICE)).start()) {
-            try (PqsshClient c = client(true)) {
+            try (PqsshClient c = ACCOUNTS.client(true)) {
                 assertThrows(IOException.class, () -> c.login(BOB, "127.0.0.1", only.port()).close(),
                         "bob logged in to a server limited to alice");
             }
-            try (PqsshClient c = client(true); ClientSession s = c.login(ALICE, "127.0.0.1", only.port())) {
+            try (PqsshClient c = ACCOUNTS.client(true); ClientSession s = c.login(ALICE, "127.0.0.1", only.port())) {
                 assertTrue(s.isAuthenticated());
             }
         }
