@@ -1,13 +1,13 @@
 package io.pqssh.cli;
 
 import static io.pqssh.cli.CliHarness.pub;
+import static io.pqssh.cli.CliHarness.sshKeygenSign;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -32,14 +32,6 @@ class CertificateServerTest {
         }
     }
 
-    private void sign(Path ca, Path key, String... options) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(CliHarness.SSH_KEYGEN.toString(), "-q", "-s", ca.toString()));
-        cmd.addAll(List.of(options));
-        cmd.add(pub(key).toString());
-        CliHarness.Result r = CliHarness.exec(dir, cmd);
-        assertEquals(0, r.rc(), r.all());
-    }
-
     private CliHarness.Result ssh(int port, Path key, String command) throws Exception {
         return CliHarness.shell(dir, Map.of(), "ssh -F none -o BatchMode=yes -o IdentitiesOnly=yes"
                 + " -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -i " + key + " -p " + port + " "
@@ -54,9 +46,9 @@ class CertificateServerTest {
         Path alice = CliHarness.sshKeygen(dir.resolve("id_alice"), "ed25519");
         Path other = CliHarness.sshKeygen(dir.resolve("id_other"), "ecdsa");
         Path forced = CliHarness.sshKeygen(dir.resolve("id_forced"), "ed25519");
-        sign(ca, alice, "-I", "alice-cert", "-z", "9", "-n", CliHarness.user(), "-V", "-5m:+1h");
-        sign(ca, other, "-I", "someone-else", "-n", "nobody-" + CliHarness.user());
-        sign(ca, forced, "-I", "forced", "-n", CliHarness.user(), "-O", "force-command=echo forced-by-cert");
+        sshKeygenSign(ca, alice, "-I", "alice-cert", "-z", "9", "-n", CliHarness.user(), "-V", "-5m:+1h");
+        sshKeygenSign(ca, other, "-I", "someone-else", "-n", "nobody-" + CliHarness.user());
+        sshKeygenSign(ca, forced, "-I", "forced", "-n", CliHarness.user(), "-O", "force-command=echo forced-by-cert");
         Path authorized = Files.writeString(dir.resolve("authorized_keys"), "");
         int port = h.startServer(authorized, "-o", "TrustedUserCAKeys=" + pub(ca));
 
@@ -78,8 +70,8 @@ class CertificateServerTest {
         Path ca = CliHarness.sshKeygen(dir.resolve("team_ca"), "ecdsa");
         Path ops = CliHarness.sshKeygen(dir.resolve("id_ops"), "ed25519");
         Path dev = CliHarness.sshKeygen(dir.resolve("id_dev"), "ed25519");
-        sign(ca, ops, "-I", "ops", "-n", "ops");
-        sign(ca, dev, "-I", "dev", "-n", "dev," + CliHarness.user());
+        sshKeygenSign(ca, ops, "-I", "ops", "-n", "ops");
+        sshKeygenSign(ca, dev, "-I", "dev", "-n", "dev," + CliHarness.user());
         Path authorized = Files.writeString(dir.resolve("authorized_keys"),
                 "cert-authority,principals=\"ops,admin\" " + Files.readString(pub(ca)));
         int port = h.startServer(authorized);
@@ -120,8 +112,8 @@ class CertificateServerTest {
         Path ca = CliHarness.sshKeygen(dir.resolve("user_ca"), "ed25519");
         Path ops = CliHarness.sshKeygen(dir.resolve("id_ops"), "ed25519");
         Path admin = CliHarness.sshKeygen(dir.resolve("id_admin"), "ed25519");
-        sign(ca, ops, "-I", "ops key", "-z", "77", "-n", "ops-team");
-        sign(ca, admin, "-I", "admin", "-n", "admins," + CliHarness.user());
+        sshKeygenSign(ca, ops, "-I", "ops key", "-z", "77", "-n", "ops-team");
+        sshKeygenSign(ca, admin, "-I", "admin", "-n", "admins," + CliHarness.user());
         Path authorized = Files.writeString(dir.resolve("authorized_keys"), "");
         int port = h.startServer(authorized, "-o", "TrustedUserCAKeys=" + pub(ca), "-o",
                 "AuthorizedPrincipalsCommand=" + script + " %u %U %i %s %T %t %f %F %k %K %h %C %% \"two words\"",

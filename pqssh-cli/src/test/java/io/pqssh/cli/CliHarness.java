@@ -203,6 +203,15 @@ final class CliHarness {
         return file;
     }
 
+    /** {@code ssh-keygen -q -s CA OPTIONS... KEY.pub}: writes KEY-cert.pub, or fails the test. */
+    static void sshKeygenSign(Path ca, Path key, String... options) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(SSH_KEYGEN.toString(), "-q", "-s", ca.toString()));
+        cmd.addAll(List.of(options));
+        cmd.add(pub(key).toString());
+        Result r = exec(key.getParent(), cmd);
+        assertEquals(0, r.rc(), r.all());
+    }
+
     static Path pub(Path privateKey) {
         return privateKey.resolveSibling(privateKey.getFileName() + ".pub");
     }

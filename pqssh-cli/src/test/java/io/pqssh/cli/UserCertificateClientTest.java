@@ -1,6 +1,7 @@
 package io.pqssh.cli;
 
 import static io.pqssh.cli.CliHarness.pub;
+import static io.pqssh.cli.CliHarness.sshKeygenSign;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -31,14 +32,6 @@ class UserCertificateClientTest {
         if (h != null) {
             h.close();
         }
-    }
-
-    private void sshKeygenSign(Path ca, Path key, String... options) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(CliHarness.SSH_KEYGEN.toString(), "-q", "-s", ca.toString()));
-        cmd.addAll(List.of(options));
-        cmd.add(pub(key).toString());
-        CliHarness.Result r = CliHarness.exec(dir, cmd);
-        assertEquals(0, r.rc(), r.all());
     }
 
     private static void pqsshSign(Path ca, Path key, String... options) throws Exception {
