@@ -59,7 +59,8 @@ class CertificateAuthorityAuditTest {
         Path etcSsh = Files.createDirectories(root.resolve("etc/ssh"));
         Path home = Files.createDirectories(root.resolve("home/alice"));
         Files.writeString(root.resolve("etc/passwd"), "alice:x:1000:1000::/home/alice:/bin/sh\n");
-        Files.writeString(etcSsh.resolve("sshd_config"), "TrustedUserCAKeys /etc/ssh/user_ca.pub\n");
+        Files.writeString(etcSsh.resolve("sshd_config"), "TrustedUserCAKeys /etc/ssh/user_ca.pub\n"
+                + "HostCertificate /srv/certs/web.pub\n");
         Files.writeString(etcSsh.resolve("user_ca.pub"), edCa.publicKey().toOpenSsh("ed-ca") + "\n"
                 + pqCa.publicKey().toOpenSsh("pq-ca") + "\n");
         Path ssh = Files.createDirectories(home.resolve(".ssh"));
@@ -69,6 +70,9 @@ class CertificateAuthorityAuditTest {
         Files.writeString(edUnderEd, certLine(edCa, userEd, CertificateType.USER, "ed-under-ed"));
         Path hostUnderPq = etcSsh.resolve("ssh_host_mldsa65_key-cert.pub");
         Files.writeString(hostUnderPq, certLine(pqCa, hostPq, CertificateType.HOST, "host-under-pq"));
+        // a HostCertificate outside any SSH directory: found through sshd_config only; a PQ host key, Ed25519 CA
+        Path webCert = Files.createDirectories(root.resolve("srv/certs")).resolve("web.pub");
+        Files.writeString(webCert, certLine(edCa, key(SignatureKeyType.FALCON_512), CertificateType.HOST, "web"));
         Files.writeString(ssh.resolve("known_hosts"), "@cert-authority *.example " + edCa.publicKey()
                 .toOpenSsh("host-ca") + "\n");
         Auditor.Options o = new Auditor.Options();
@@ -106,7 +110,11 @@ class CertificateAuthorityAuditTest {
         assertEquals(List.of(Finding.Rules.PQ_KEY), rules(findings, hostUnderPq));
         assertTrue(only(findings, hostUnderPq.toString(), 1).message().contains("host certificate (signed by"
                 + " post-quantum CA ML-DSA"), all);
-        assertEquals(1, findings.stream().filter(f -> f.rule().equals(Finding.Rules.CLASSICAL_CA)).count(), all);
+        assertEquals(List.of(Finding.Rules.PQ_KEY, Finding.Rules.CLASSICAL_CA), rules(findings, webCert), all);
+        assertTrue(findings.stream().anyMatch(f -> f.file().equals(webCert.toString())
+                && f.rule().equals(Finding.Rules.PQ_KEY) && f.message().contains("host certificate (signed by"
+                + " quantum-vulnerable CA ED25519")), all);
+        assertEquals(2, findings.stream().filter(f -> f.rule().equals(Finding.Rules.CLASSICAL_CA)).count(), all);
         // the @cert-authority line is a CA key of known_hosts, classical
         assertTrue(only(findings, ssh.resolve("known_hosts").toString(), 1).message().contains("cert-authority key"),
                 all);
@@ -115,7 +123,7 @@ class CertificateAuthorityAuditTest {
         ObjectMapper m = new ObjectMapper();
         JsonNode json = m.readTree(JsonReport.audit(findings));
         assertEquals(List.of(), SchemaCheck.validate(json));
-        assertEquals(1, json.get("summary").get(Finding.Rules.CLASSICAL_CA).asInt());
+        assertEquals(2, json.get("summary").get(Finding.Rules.CLASSICAL_CA).asInt());
         JsonNode sarif = m.readTree(SarifReport.audit(findings));
         JsonNode rules = sarif.at("/runs/0/tool/driver/rules");
         boolean sarifHasIt = false;

@@ -149,6 +149,7 @@ public final class Auditor {
             // an audited sshd_config: the keys it lets in are part of the audit
             a.followAuthorizedKeysFile();
             a.trustedUserCaKeys();
+            a.hostCertificates();
         } else if (options.sshdConfig != null && Files.isRegularFile(options.sshdConfig)
                 && Files.isReadable(options.sshdConfig)) {
             // the host's sshd_config, not audited itself: only says which key types work
@@ -324,6 +325,28 @@ public final class Auditor {
             caSources.putIfAbsent(k.fingerprint(), "TrustedUserCAKeys " + p + ":" + (i + 1));
             caFinding(p.toString(), i + 1, "user certificate authority (TrustedUserCAKeys of " + sshd.file() + ")",
                     k, comment, owner(p));
+        }
+    }
+
+    /**
+     * The effective sshd_config's HostCertificate files (absolute paths, under {@code R}), wherever they are: each is
+     * audited as a certificate, so its signer is reported and a classical CA of a post-quantum host key flagged.
+     */
+    private void hostCertificates() {
+        Path root = systemRoot();
+        if (root == null && options.passwd == null) {
+            return;
+        }
+        for (String name : sshd.hostCertificates()) {
+            if (!name.startsWith("/")) {
+                continue; // sshd would look in its working directory, which the audit cannot know
+            }
+            Path p = root == null ? Path.of(name) : root.resolve(name.substring(1));
+            if (Files.isRegularFile(p)) {
+                file(p, true, null);
+            } else {
+                note(p, 0, "HostCertificate of " + sshd.file() + " not found");
+            }
         }
     }
 

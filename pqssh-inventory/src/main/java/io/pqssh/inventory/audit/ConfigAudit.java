@@ -72,6 +72,8 @@ public final class ConfigAudit {
     /** The global values sshd uses (first one wins), by lower-case keyword; what the key audit needs from it. */
     public static final class Effective {
         private final Map<String, Directive> global = new LinkedHashMap<>();
+        /** Every global HostCertificate (sshd uses them all, not the first only). */
+        private final List<String> hostCertificates = new ArrayList<>();
         private final Path file;
 
         Effective(Path file) {
@@ -97,6 +99,11 @@ public final class ConfigAudit {
                 return List.of();
             }
             return d.args();
+        }
+
+        /** The HostCertificate files, in order. */
+        public List<String> hostCertificates() {
+            return List.copyOf(hostCertificates);
         }
 
         /** TrustedUserCAKeys (sshd's first value), or null when unset or {@code none}. */
@@ -238,6 +245,9 @@ public final class ConfigAudit {
                     judge(d, true, defaultsFor(d.kw(), true));
                 }
                 continue;
+            }
+            if (d.kw().equals("hostcertificate") && !d.args().isEmpty()) {
+                eff.hostCertificates.add(d.args().get(0));
             }
             Directive first = eff.global.putIfAbsent(d.kw(), d);
             if (first != null) {
