@@ -32,6 +32,14 @@ import io.pqssh.core.wire.MalformedMessageException;
  */
 final class KeygenKrl {
     private static final DateTimeFormatter GENERATED = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss");
+    /**
+     * Key types OpenSSH parses (10.4+ for the composite). A certificate section names its CA key, which OpenSSH must
+     * parse to read the KRL at all; explicit keys and hashes are opaque blobs to it.
+     */
+    private static final java.util.Set<String> OPENSSH_KEY_TYPES = java.util.Set.of("ssh-ed25519", "ssh-rsa",
+            "ssh-dss", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521",
+            "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com", "ssh-mldsa44-ed25519@openssh.com",
+            "ssh-mldsa44-ed25519");
 
     private KeygenKrl() {
     }
@@ -70,6 +78,7 @@ final class KeygenKrl {
             revokeFrom(spec, ca, b, q.quiet(), out);
         }
         byte[] encoded = b.encode(Instant.now().getEpochSecond());
+        warnUnreadableByOpenSsh(q.krl(), encoded);
         Path target = q.krl().toAbsolutePath();
         Path tmp = Files.createTempFile(target.getParent(), "." + target.getFileName(), ".tmp");
         try {
@@ -79,6 +88,25 @@ final class KeygenKrl {
             Files.deleteIfExists(tmp);
         }
         return 0;
+    }
+
+    /** A CA type OpenSSH cannot parse makes the whole KRL unreadable to it: said once per type, on stderr. */
+    private static void warnUnreadableByOpenSsh(Path krl, byte[] encoded) {
+        java.util.Set<String> said = new java.util.TreeSet<>();
+        try {
+            for (Krl.CaRevocations c : Krl.parse(encoded).certificates()) {
+                if (c.caKey().length > 0) {
+                    String type = PublicKeyLine.blobKeyType(c.caKey());
+                    if (!OPENSSH_KEY_TYPES.contains(type) && said.add(type)) {
+                        System.err.println("Warning: " + krl + " revokes certificates of a " + type + " CA: OpenSSH"
+                                + " cannot parse that key type, so it cannot read this KRL (sshd with it as"
+                                + " RevokedKeys refuses every key); keep such revocations in a KRL only pqssh reads");
+                    }
+                }
+            }
+        } catch (MalformedMessageException | KeyFileException e) {
+            throw new IllegalStateException("the KRL just encoded does not parse: " + e.getMessage(), e);
+        }
     }
 
     private static CaChoice caChoice(String ca) throws IOException {

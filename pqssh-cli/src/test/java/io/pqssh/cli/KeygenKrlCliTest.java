@@ -129,6 +129,45 @@ class KeygenKrlCliTest {
                 + ": No such file or directory"), missing.all());
     }
 
+    /**
+     * Post-quantum keys and certificates: pqssh revokes and checks them; OpenSSH 9.2 reads a KRL whose PQ keys are
+     * only explicit keys or hashes (opaque blobs to it), not one with a certificate section of a PQ CA, which it must
+     * parse: pqssh warns when it writes one.
+     */
+    @Test
+    void postQuantumKeysAndCertificates(@TempDir Path dir) throws Exception {
+        Path ca = dir.resolve("ca_mldsa65");
+        Path key = dir.resolve("id_mldsa44");
+        Path other = dir.resolve("id_falcon");
+        rc(0, CliHarness.pqssh("keygen", "-q", "-t", "mldsa65", "-N", "", "-f", ca.toString()));
+        rc(0, CliHarness.pqssh("keygen", "-q", "-t", "mldsa44", "-N", "", "-f", key.toString()));
+        rc(0, CliHarness.pqssh("keygen", "-q", "-t", "falcon512", "-N", "", "-f", other.toString()));
+        rc(0, CliHarness.pqssh("keygen", "-s", ca.toString(), "-I", "pq", "-z", "5", "-n", "u", pub(key).toString()));
+        Path cert = dir.resolve("id_mldsa44-cert.pub");
+        Path ed = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
+
+        Path plain = dir.resolve("plain.krl");
+        CliHarness.Result p = rc(0, CliHarness.pqssh("keygen", "-k", "-q", "-f", plain.toString(),
+                pub(other).toString()));
+        assertEquals("", p.err(), "no warning: explicit keys are opaque to OpenSSH");
+        CliHarness.Result q = rc(1, CliHarness.pqssh("keygen", "-Q", "-f", plain.toString(), pub(other).toString(),
+                pub(key).toString()));
+        assertEquals(pub(other) + " (" + Files.readString(pub(other)).strip().split(" ", 3)[2] + "): REVOKED\n"
+                + pub(key) + " (" + Files.readString(pub(key)).strip().split(" ", 3)[2] + "): ok\n", q.out());
+        assertEquals(pub(ed) + " (pqssh-test-id_ed25519): ok\n",
+                rc(0, sshKeygen(dir, "-Q", "-f", plain.toString(), pub(ed).toString())).out());
+
+        Path bySerial = dir.resolve("serial.krl");
+        CliHarness.Result w = rc(0, CliHarness.pqssh("keygen", "-k", "-q", "-f", bySerial.toString(),
+                cert.toString()));
+        assertTrue(w.err().contains("Warning: " + bySerial + " revokes certificates of a ssh-mldsa-65 CA: OpenSSH"
+                + " cannot parse that key type"), w.all());
+        rc(1, CliHarness.pqssh("keygen", "-Q", "-f", bySerial.toString(), cert.toString()));
+        rc(0, CliHarness.pqssh("keygen", "-Q", "-f", bySerial.toString(), pub(key).toString()));
+        CliHarness.Result theirs = rc(255, sshKeygen(dir, "-Q", "-f", bySerial.toString(), pub(ed).toString()));
+        assertTrue(theirs.err().contains("Invalid KRL file " + bySerial), theirs.all());
+    }
+
     private static Path certify(Path dir, Path ca, Path key, String id, String serial, String name)
             throws Exception {
         rc(0, sshKeygen(dir, "-q", "-s", ca.toString(), "-I", id, "-z", serial, "-n", "u", pub(key).toString()));
