@@ -23,26 +23,54 @@ public final class PamLogins {
     private static final AttributeKey<Transaction> KEY = new AttributeKey<>();
     private static final AttributeKey<Object> LOCK = new AttributeKey<>();
 
-    private final String service;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PamLogins.class);
 
+    private final String service;
+    private final java.nio.file.Path sessionHelper;
+
+    /** Account checks and keyboard-interactive only: no session stack. */
     public PamLogins(String service) {
+        this(service, null);
+    }
+
+    private PamLogins(String service, java.nio.file.Path sessionHelper) {
         if (service == null || !service.matches("[A-Za-z0-9._-]+")) {
             throw new IllegalArgumentException("bad PAM service name: " + service);
         }
         this.service = service;
+        this.sessionHelper = sessionHelper;
     }
 
-    /** {@code UsePAM yes} fails at start, in one line, when libpam cannot be used. */
+    /**
+     * {@code UsePAM yes}: fails at start, in one line, when libpam cannot be used, or when the server runs as root
+     * and the session helper ({@link PamSessionHelper}) is missing or unsafe. As root every session runs PAM's
+     * session stack through it; a server running as another user cannot (pam_loginuid, pam_limits and pam_systemd
+     * need root) and says so once.
+     */
     public static PamLogins checked(String service) {
         String why = Pam.unavailableReason();
         if (why != null) {
             throw new IllegalStateException("UsePAM yes: " + why);
         }
-        return new PamLogins(service);
+        if (ProcessIdentity.current().uid() != 0) {
+            LOG.warn("UsePAM yes: the PAM session stack (pam_open_session) is run only by a server running as root;"
+                    + " not run");
+            return new PamLogins(service);
+        }
+        try {
+            return new PamLogins(service, PamSessionHelper.locate());
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("UsePAM yes: " + e.getMessage(), e);
+        }
     }
 
     public String service() {
         return service;
+    }
+
+    /** The helper that runs the session stack around each session ({@code pqssh-pam-session}), or empty. */
+    public Optional<java.nio.file.Path> sessionHelper() {
+        return Optional.ofNullable(sessionHelper);
     }
 
     /**

@@ -65,6 +65,11 @@ final class PtySession extends SpawnedCommand {
             SessionLaunch launch = target.launch(channel, env, command, Map.of("TERM", term, "SSH_TTY", slaveName));
             login = PtyLogin.of(channel, account, slaveName);
             Optional<String> lastLogin = login.lastLoginMessage(command == null);
+            if (lastLogin.isPresent() && launch.pam() != null) {
+                // after PAM's texts (pam_motd), printed by the helper, as sshd's loginmsg
+                launch = launch.withLoginTrailer(lastLogin.get());
+                lastLogin = Optional.empty();
+            }
             // before the shell runs, so it finds itself in utmp (sshd's monitor records it at the pty request)
             login.login();
             SessionProcess p;

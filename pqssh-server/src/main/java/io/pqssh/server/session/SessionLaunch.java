@@ -62,25 +62,54 @@ public final class SessionLaunch {
             "exec -- \"$@\"");
 
     private final List<String> argv;
+    /** The variables PAM's may override (the client's, then sshd's USER, HOME, PATH...). */
+    private final Map<String, String> base;
+    /** The variables that override PAM's (the user's environment, SSH_CLIENT, SSH_CONNECTION, TERM...). */
+    private final Map<String, String> over;
     private final Map<String, String> env;
     private final Path directory;
     private final Account account;
     private final boolean switchUid;
     private final Path chroot;
+    private final boolean loginShell;
+    private final PamStack pam;
 
-    private SessionLaunch(List<String> argv, Map<String, String> env, Path directory, Account account,
-            boolean switchUid) {
-        this(argv, env, directory, account, switchUid, null);
+    /**
+     * {@code UsePAM yes} as root: the session's process is started by {@code pqssh-pam-session} (docs/security.md),
+     * which runs PAM's session stack around it.
+     *
+     * @param helper  the helper ({@link io.pqssh.server.login.PamSessionHelper})
+     * @param service the PAM service ({@code sshd})
+     * @param rhost   the client's address for {@code PAM_RHOST}, or "" when unknown
+     * @param trailer text the helper prints after the modules' texts on an interactive login ("Last login ...")
+     */
+    record PamStack(Path helper, String service, String rhost, String trailer) {
+        PamStack {
+            Objects.requireNonNull(helper);
+            Objects.requireNonNull(service);
+            Objects.requireNonNull(rhost);
+            Objects.requireNonNull(trailer);
+        }
     }
 
-    private SessionLaunch(List<String> argv, Map<String, String> env, Path directory, Account account,
-            boolean switchUid, Path chroot) {
+    private SessionLaunch(List<String> argv, Map<String, String> base, Map<String, String> over, Path directory,
+            Account account, boolean switchUid, Path chroot, boolean loginShell, PamStack pam) {
         this.argv = List.copyOf(argv);
-        this.env = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(env));
+        this.base = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(base));
+        this.over = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(over));
+        Map<String, String> merged = new LinkedHashMap<>(base);
+        merged.putAll(over);
+        this.env = java.util.Collections.unmodifiableMap(merged);
         this.directory = directory;
         this.account = account;
         this.switchUid = switchUid;
         this.chroot = chroot;
+        this.loginShell = loginShell;
+        this.pam = pam;
+    }
+
+    private SessionLaunch with(List<String> newArgv, Path newDirectory, Path newChroot, PamStack newPam) {
+        return new SessionLaunch(newArgv, base, over, newDirectory, account, switchUid, newChroot, loginShell, newPam);
     }
 
     /**
@@ -106,12 +135,40 @@ public final class SessionLaunch {
         // as sshd in a chroot: the home directory if it exists there, else / without a message
         Path home = account.home();
         Path dir = Files.isDirectory(root.resolve(home.toString().substring(1))) ? home : Path.of("/");
-        return new SessionLaunch(argv, env, dir, account, switchUid, root);
+        return with(argv, dir, root, pam);
     }
 
     /** This launch running {@code program} with {@code args} directly, without the user's shell (internal-sftp). */
     SessionLaunch direct(List<String> programAndArgs) {
-        return new SessionLaunch(programAndArgs, env, directory, account, switchUid, chroot);
+        return with(programAndArgs, directory, chroot, pam);
+    }
+
+    /** This launch started through PAM's session stack ({@link PamStack}). */
+    SessionLaunch withPam(PamStack stack) {
+        return with(argv, directory, chroot, Objects.requireNonNull(stack));
+    }
+
+    /**
+     * With PAM's session stack, this launch with {@code text} printed by the helper after the modules' texts (sshd's
+     * loginmsg: "Last login" after pam_motd's); null without PAM (the caller prints it itself).
+     */
+    SessionLaunch withLoginTrailer(String text) {
+        return pam == null ? null
+                : with(argv, directory, chroot, new PamStack(pam.helper(), pam.service(), pam.rhost(), text));
+    }
+
+    /** The PAM session stack this launch runs in, or null. */
+    PamStack pam() {
+        return pam;
+    }
+
+    /** Whether this is an interactive login (no command): sshd shows the login messages only then. */
+    boolean loginShell() {
+        return loginShell;
+    }
+
+    Account account() {
+        return account;
     }
 
     public Path chroot() {
@@ -151,15 +208,16 @@ public final class SessionLaunch {
         env.put("SHELL", account.shell());
         env.put("PATH", account.uid() == 0 ? ROOT_PATH : USER_PATH);
         env.put("MAIL", "/var/mail/" + account.name());
-        env.putAll(userEnv);
+        // sshd's do_setup_env: PAM's variables come here (after these, before the rest), see pamPayload()
+        Map<String, String> over = new LinkedHashMap<>(userEnv);
         if (client instanceof InetSocketAddress c && local instanceof InetSocketAddress l && c.getAddress() != null
                 && l.getAddress() != null) {
             String ca = c.getAddress().getHostAddress();
-            env.put("SSH_CLIENT", ca + " " + c.getPort() + " " + l.getPort());
-            env.put("SSH_CONNECTION", ca + " " + c.getPort() + " " + l.getAddress().getHostAddress() + " "
+            over.put("SSH_CLIENT", ca + " " + c.getPort() + " " + l.getPort());
+            over.put("SSH_CONNECTION", ca + " " + c.getPort() + " " + l.getAddress().getHostAddress() + " "
                     + l.getPort());
         }
-        env.putAll(extraEnv);
+        over.putAll(extraEnv);
         List<String> argv = new ArrayList<>();
         String shell = account.shell();
         if (command != null) {
@@ -173,13 +231,13 @@ public final class SessionLaunch {
         }
         Path home = account.home();
         Path dir = Files.isDirectory(home) ? home : Path.of("/");
-        return new SessionLaunch(argv, env, dir, account, switchUid);
+        return new SessionLaunch(argv, env, over, dir, account, switchUid, null, command == null, null);
     }
 
     /** This launch with sshd's motd and rc steps run in the session's process before the shell ({@link SessionPrelude}). */
     SessionLaunch withPrelude(SessionPrelude prelude, boolean interactive, boolean subsystem) {
         List<String> wrapped = prelude.wrap(argv, interactive, subsystem);
-        return wrapped == argv ? this : new SessionLaunch(wrapped, env, directory, account, switchUid, chroot);
+        return wrapped == argv ? this : with(wrapped, directory, chroot, pam);
     }
 
     /**
@@ -212,19 +270,61 @@ public final class SessionLaunch {
     }
 
     /**
+     * {@link #spawnArgv()}, started by {@code pqssh-pam-session} when this launch runs PAM's session stack: fixed
+     * positions (service, user, PAM_RHOST, PAM_TTY, whether to show the login messages, {@code --}), so no value
+     * is ever read as an option.
+     *
+     * @param tty the pty's path, or null without a pty (PAM_TTY {@code ssh}, as sshd)
+     */
+    List<String> spawnArgv(String tty) throws IOException {
+        List<String> chain = spawnArgv();
+        if (pam == null) {
+            return chain;
+        }
+        // sshd's check_quietlogin: the messages of a login shell, unless ~/.hushlogin exists
+        boolean show = loginShell && !Files.exists(account.home().resolve(".hushlogin"));
+        List<String> out = new ArrayList<>(List.of(pam.helper().toString(), pam.service(), account.name(),
+                pam.rhost(), tty == null ? "ssh" : tty, show ? "1" : "0", "--"));
+        out.addAll(chain);
+        return out;
+    }
+
+    /**
      * The environment for the trampoline's descriptor 3: NAME=VALUE entries, each ended by a NUL. An entry that
      * could not be one C string in envp (a NUL byte, an empty name or one with '=') is left out: it could
      * otherwise smuggle a second entry in.
      */
     byte[] environmentPayload() {
         java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
-        env.forEach((k, v) -> {
+        entries(env, b);
+        return b.toByteArray();
+    }
+
+    /**
+     * The same for {@code pqssh-pam-session}'s descriptor 3: the variables PAM's may override, an empty entry, the
+     * ones that override PAM's, an empty entry, then the login trailer. The helper hands the trampoline the first
+     * part, then {@code pam_getenvlist()}, then the second part: the trampoline exports in order, so the later
+     * wins, as in sshd's do_setup_env.
+     */
+    byte[] pamPayload() {
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        entries(base, b);
+        b.write(0);
+        entries(over, b);
+        b.write(0);
+        if (pam != null) {
+            b.writeBytes(pam.trailer().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        return b.toByteArray();
+    }
+
+    private static void entries(Map<String, String> vars, java.io.ByteArrayOutputStream b) {
+        vars.forEach((k, v) -> {
             if (!k.isEmpty() && k.indexOf('=') < 0 && k.indexOf('\0') < 0 && v.indexOf('\0') < 0) {
                 b.writeBytes((k + "=" + v).getBytes(java.nio.charset.StandardCharsets.UTF_8));
                 b.write(0);
             }
         });
-        return b.toByteArray();
     }
 
     /** Whether this host can switch users the way {@link #of} does. */

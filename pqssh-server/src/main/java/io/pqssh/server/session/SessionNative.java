@@ -248,6 +248,15 @@ final class SessionNative {
      * @return the pid
      */
     static int spawn(List<String> argv, List<String> env, int[] stdio, String tty, int fd3) throws IOException {
+        return spawn(argv, env, stdio, tty, true, fd3 < 0 ? new int[0] : new int[] {fd3});
+    }
+
+    /**
+     * As above, with {@code extra} on 3, 4, ... and, when {@code controlling} is false, the terminal opened without
+     * becoming the controlling one ({@code pqssh-pam-session} gives it to the session's own process).
+     */
+    static int spawn(List<String> argv, List<String> env, int[] stdio, String tty, boolean controlling, int[] extra)
+            throws IOException {
         for (String s : argv) {
             requireNoNul(s, "argument");
         }
@@ -264,20 +273,21 @@ final class SessionNative {
             try {
                 if (tty != null) {
                     // glibc runs setsid before the file actions: opened without O_NOCTTY, it becomes the ctty
-                    check(C.posix_spawn_file_actions_addopen(fa, 0, tty, O_RDWR, 0), "addopen");
+                    check(C.posix_spawn_file_actions_addopen(fa, 0, tty, controlling ? O_RDWR : O_RDWR | O_NOCTTY,
+                            0), "addopen");
                     check(C.posix_spawn_file_actions_adddup2(fa, 0, 1), "adddup2");
                     check(C.posix_spawn_file_actions_adddup2(fa, 0, 2), "adddup2");
                 } else {
                     for (int i = 0; i < 3; i++) {
-                        requireAbove(stdio[i], 3);
+                        requireAbove(stdio[i], Math.max(3, 2 + extra.length));
                         check(C.posix_spawn_file_actions_adddup2(fa, stdio[i], i), "adddup2");
                     }
                 }
                 int keep = 3;
-                if (fd3 >= 0) {
-                    requireAbove(fd3, 3);
-                    check(C.posix_spawn_file_actions_adddup2(fa, fd3, 3), "adddup2");
-                    keep = 4;
+                for (int fd : extra) {
+                    requireAbove(fd, Math.max(3, 2 + extra.length));
+                    check(C.posix_spawn_file_actions_adddup2(fa, fd, keep), "adddup2");
+                    keep++;
                 }
                 try {
                     check(C.posix_spawn_file_actions_addclosefrom_np(fa, keep), "addclosefrom_np");

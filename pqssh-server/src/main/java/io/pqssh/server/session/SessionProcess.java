@@ -3,6 +3,7 @@ package io.pqssh.server.session;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import com.sun.jna.Memory;
 
@@ -13,16 +14,34 @@ import com.sun.jna.Memory;
  * it only while it is not reaped: until then its pid cannot belong to another process.
  */
 final class SessionProcess {
+    private static final org.slf4j.Logger SSHD_LOG = org.slf4j.LoggerFactory.getLogger("io.pqssh.sshd");
+    /** The most {@code pqssh-pam-session} reports (one short line). */
+    private static final int REPORT_MAX = 4096;
+
     private final int pid;
     private boolean reaped;
+    /** With PAM's session stack: the helper's control pipe (signals to relay) and its report, else -1. */
+    private final int control;
+    private final int report;
+    private final String user;
 
     private SessionProcess(int pid) {
+        this(pid, -1, -1, null);
+    }
+
+    private SessionProcess(int pid, int control, int report, String user) {
         this.pid = pid;
+        this.control = control;
+        this.report = report;
+        this.user = user;
     }
 
     /**
      * Starts {@code launch} on {@code stdio} (0, 1, 2), or on the terminal {@code tty} when not null, and hands it
-     * its environment through descriptor 3.
+     * its environment through descriptor 3. With PAM's session stack ({@link SessionLaunch#pam()}) the process
+     * started is {@code pqssh-pam-session}, which starts the session's own process once PAM's session is open: the
+     * pid is the helper's, signals go through its control pipe (descriptor 4), and the status is the one it reports
+     * (descriptor 5): the session's process's, unchanged.
      */
     static SessionProcess start(SessionLaunch launch, int[] stdio, String tty) throws IOException {
         for (String tool : new String[] {SessionLaunch.BASH}) {
@@ -30,28 +49,54 @@ final class SessionProcess {
                 throw new IOException(tool + " is missing: cannot start sessions");
             }
         }
-        byte[] env = launch.environmentPayload();
+        boolean pam = launch.pam() != null;
+        byte[] env = pam ? launch.pamPayload() : launch.environmentPayload();
+        List<String> argv = launch.spawnArgv(tty);
         int[] envPipe = SessionNative.pipe();
+        int[] controlPipe = null;
+        int[] reportPipe = null;
         int pid;
         try {
-            pid = SessionNative.spawn(launch.spawnArgv(), SessionLaunch.SPAWN_ENV, stdio, tty, envPipe[0]);
+            if (pam) {
+                controlPipe = SessionNative.pipe();
+                reportPipe = SessionNative.pipe();
+                pid = SessionNative.spawn(argv, SessionLaunch.SPAWN_ENV, stdio, tty, false,
+                        new int[] {envPipe[0], controlPipe[0], reportPipe[1]});
+            } else {
+                pid = SessionNative.spawn(argv, SessionLaunch.SPAWN_ENV, stdio, tty, envPipe[0]);
+            }
         } catch (IOException | RuntimeException e) {
             SessionNative.close(envPipe[1]);
+            if (controlPipe != null) {
+                SessionNative.close(controlPipe[1]);
+            }
+            if (reportPipe != null) {
+                SessionNative.close(reportPipe[0]);
+            }
             throw e;
         } finally {
+            // the child's ends are the child's now
             SessionNative.close(envPipe[0]);
+            if (controlPipe != null) {
+                SessionNative.close(controlPipe[0]);
+            }
+            if (reportPipe != null) {
+                SessionNative.close(reportPipe[1]);
+            }
         }
         try {
-            // the trampoline reads while this writes: an environment larger than a pipe's buffer is fine
+            // the trampoline (or the helper) reads while this writes: an environment larger than a pipe's buffer is
+            // fine
             Memory buf = new Memory(Math.max(1, env.length));
             buf.write(0, env, 0, env.length);
             SessionNative.writeFully(envPipe[1], buf, env.length);
         } catch (IOException e) {
-            // the process ended before reading it (setpriv or the trampoline failed and said why on stderr)
+            // the process ended before reading it (setpriv, the trampoline or the helper failed and said why)
         } finally {
             SessionNative.close(envPipe[1]);
         }
-        return new SessionProcess(pid);
+        return pam ? new SessionProcess(pid, controlPipe[1], reportPipe[0], launch.account().name())
+                : new SessionProcess(pid);
     }
 
     int pid() {
@@ -63,6 +108,20 @@ final class SessionProcess {
         if (reaped) {
             return false;
         }
+        if (control >= 0) {
+            // the helper relays it to the session's process (and its group), which it alone may still signal
+            if (signal < 1 || signal > 0x7f) {
+                return false;
+            }
+            Memory b = new Memory(1);
+            b.setByte(0, (byte) (signal | (group ? 0x80 : 0)));
+            try {
+                SessionNative.writeFully(control, b, 1);
+                return true;
+            } catch (IOException e) {
+                return false;
+            }
+        }
         if (group) {
             SessionNative.kill(-pid, signal);
         }
@@ -72,10 +131,48 @@ final class SessionProcess {
     /** Blocks until the process has ended and reaps it. */
     ExitStatus waitFor() throws IOException {
         SessionNative.awaitEnd(pid);
+        ExitStatus own;
         synchronized (this) {
             reaped = true;
-            return new ExitStatus(SessionNative.reap(pid));
+            own = new ExitStatus(SessionNative.reap(pid));
+            if (control >= 0) {
+                SessionNative.close(control);
+            }
         }
+        return report < 0 ? own : reported(own);
+    }
+
+    /**
+     * What {@code pqssh-pam-session} reported: the session's process's wait status, or why the session did not
+     * start (logged as sshd logs a PAM failure; the client got the same line on stderr and exit status 255).
+     */
+    private ExitStatus reported(ExitStatus own) throws IOException {
+        String line;
+        try {
+            Memory buf = new Memory(REPORT_MAX);
+            StringBuilder text = new StringBuilder();
+            int n;
+            while (text.length() < REPORT_MAX && (n = SessionNative.read(report, buf, REPORT_MAX)) > 0) {
+                text.append(new String(buf.getByteArray(0, n), java.nio.charset.StandardCharsets.UTF_8));
+            }
+            line = text.toString().strip();
+        } finally {
+            SessionNative.close(report);
+        }
+        if (line.startsWith("status ")) {
+            try {
+                return new ExitStatus(Integer.parseInt(line.substring(7).strip()));
+            } catch (NumberFormatException e) {
+                // fall through: not the helper's line
+            }
+        }
+        if (line.startsWith("fatal ")) {
+            SSHD_LOG.error("{} (user {})", line.substring(6), user);
+        } else {
+            SSHD_LOG.error("PAM session helper for user {} ended without a report ({})", user,
+                    own.signalled() ? "signal " + own.signal() : "exit " + own.code());
+        }
+        return new ExitStatus(255 << 8);
     }
 
     /** A raw wait status. */

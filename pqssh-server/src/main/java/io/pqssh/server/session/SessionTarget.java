@@ -86,8 +86,27 @@ record SessionTarget(Account account, boolean switchUid) {
                 throw e;
             }
         }
-        return prelude == null || direct != null ? launch
-                : launch.withPrelude(prelude, command == null, subsystem);
+        if (prelude != null && direct == null) {
+            launch = launch.withPrelude(prelude, command == null, subsystem);
+        }
+        return withPamSession(s, launch);
+    }
+
+    /**
+     * {@code UsePAM yes} with the server running as root: the session runs inside PAM's session stack
+     * ({@code pqssh-pam-session}, service and PAM_RHOST as the connection's account checks).
+     */
+    private static SessionLaunch withPamSession(ServerSession s, SessionLaunch launch) {
+        LoginPolicy policy = AdmittingUserAuthFactory.policy(s);
+        java.util.Optional<io.pqssh.server.login.PamLogins> pam = policy == null ? java.util.Optional.empty()
+                : policy.pam();
+        if (pam.isEmpty() || pam.get().sessionHelper().isEmpty()) {
+            return launch;
+        }
+        String rhost = s.getClientAddress() instanceof java.net.InetSocketAddress a && a.getAddress() != null
+                ? a.getAddress().getHostAddress() : "";
+        return launch.withPam(new SessionLaunch.PamStack(pam.get().sessionHelper().get(), pam.get().service(), rhost,
+                ""));
     }
 
     private static final org.slf4j.Logger CHROOT_LOG = org.slf4j.LoggerFactory.getLogger("io.pqssh.sshd");
