@@ -2,7 +2,8 @@
 # Builds the pqssh distribution (docs/releasing.md) from pqssh-cli's runtime class path:
 #   make-image.sh VERSION URL TARGET_DIR
 # TARGET_DIR/deps holds the jars (maven-dependency-plugin), TARGET_DIR/classes the DistDocs generator. Makes
-#   TARGET_DIR/image/pqssh-VERSION/  bin/pqssh, lib/*.jar, lib/pqssh.aot, runtime/ (jlink), share/{man,...}
+#   TARGET_DIR/image/pqssh-VERSION/  bin/pqssh, lib/*.jar, lib/pqssh.aot, libexec/pqssh-pam-session, runtime/ (jlink),
+#                                    share/{man,...}
 #   TARGET_DIR/pqssh-VERSION-linux-x64.tar.gz and TARGET_DIR/pqssh_DEBVERSION_amd64.deb
 # The runtime is jlink'd from the JDK that runs the build ($JAVA_HOME, 25 or later).
 set -euo pipefail
@@ -40,6 +41,13 @@ step "runtime (jlink): $mods"
 "$jdk/bin/jlink" --add-modules "$mods" --strip-debug --no-header-files --no-man-pages --compress zip-6 \
   --output "$img/runtime" >>"$log" 2>&1 || { cat "$log" >&2; exit 1; }
 took
+
+# the PAM session helper (C, built by pqssh-server; docs/security.md "Issue 20 §2: PAM"): the server finds it at
+# libexec/ beside lib/
+helper="$src/../../pqssh-server/target/native/pqssh-pam-session"
+[ -x "$helper" ] || { echo "pqssh-dist: $helper is missing (pqssh-server's build makes it)" >&2; exit 1; }
+mkdir -p "$img/libexec"
+install -m 755 "$helper" "$img/libexec/pqssh-pam-session"
 
 cp "$src/main/dist/pqssh" "$img/bin/pqssh"
 classpath=""
@@ -84,7 +92,7 @@ deb="$target/deb"
 rm -rf "$deb" && mkdir -p "$deb/DEBIAN" "$deb/usr/lib/pqssh" "$deb/usr/bin" "$deb/usr/share/man/man1" \
   "$deb/usr/share/man/man8" "$deb/usr/share/bash-completion/completions" "$deb/usr/share/zsh/vendor-completions" \
   "$deb/usr/lib/systemd/system" "$deb/usr/share/doc/pqssh"
-cp -a "$img/bin" "$img/lib" "$img/runtime" "$deb/usr/lib/pqssh/"
+cp -a "$img/bin" "$img/lib" "$img/libexec" "$img/runtime" "$deb/usr/lib/pqssh/"
 ln -s ../lib/pqssh/bin/pqssh "$deb/usr/bin/pqssh"
 for f in "$img"/share/man/man1/* "$img"/share/man/man8/*; do
   sec="${f##*.}"; gzip -9n < "$f" > "$deb/usr/share/man/man$sec/$(basename "$f").gz"

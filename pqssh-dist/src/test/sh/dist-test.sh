@@ -55,6 +55,14 @@ out="$(run env PQSSH_JAVA_OPTS=-XX:AOTMode=on "$pq" --version 2>&1)" \
   || fail "the start-up cache is not usable from the unpacked tarball (-XX:AOTMode=on): $out"
 ok "AOT cache usable after unpacking elsewhere"
 
+# the PAM session helper (UsePAM yes as root) where the server looks for it, runnable (libpam resolved), refusing
+# to run when not started by the server
+helper="$home/libexec/pqssh-pam-session"
+[ -x "$helper" ] && [ "$(stat -c %a "$helper")" = 755 ] || fail "no executable $helper (mode 755)"
+out="$("$helper" 2>&1)" && fail "$helper without arguments succeeded"
+grep -q 'started by the pqssh server only' <<<"$out" || fail "$helper without arguments: $out"
+ok "libexec/pqssh-pam-session present and runnable"
+
 run "$pq" keygen -q -t mlkem768 -N '' -C dist-test -f "$work/id_mlkem768" || fail "keygen -t mlkem768"
 grep -q '^mlkem768 ' "$work/id_mlkem768.pub" || grep -q 'mlkem768' "$work/id_mlkem768.pub" \
   || fail "keygen wrote $(cat "$work/id_mlkem768.pub")"
@@ -117,6 +125,7 @@ dpkg-deb -f "$deb" Package Version Architecture | tr '\n' ' '; echo
 [ "$(dpkg-deb -f "$deb" Package)" = pqssh ] || fail "Package field"
 listing="$(dpkg-deb -c "$deb")"
 for p in ./usr/bin/pqssh ./usr/lib/pqssh/bin/pqssh ./usr/lib/pqssh/lib/pqssh.aot ./usr/lib/pqssh/runtime/bin/java \
+    ./usr/lib/pqssh/libexec/pqssh-pam-session \
     ./usr/share/man/man1/pqssh.1.gz ./usr/share/man/man1/pqssh-ssh.1.gz ./usr/share/man/man8/pqssh-server.8.gz \
     ./usr/share/bash-completion/completions/pqssh ./usr/share/zsh/vendor-completions/_pqssh \
     ./usr/lib/systemd/system/pqssh-server.service ./usr/share/doc/pqssh/copyright; do

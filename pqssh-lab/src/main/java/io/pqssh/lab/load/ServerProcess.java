@@ -218,6 +218,12 @@ public abstract class ServerProcess implements AutoCloseable {
                         : io.pqssh.core.sig.SigProviders.selected().verifier().name()
                                 .toLowerCase(java.util.Locale.ROOT)));
             }
+            String helperProperty = io.pqssh.server.login.PamSessionHelper.PROPERTY;
+            String pamHelper = System.getProperty(helperProperty);
+            if (pamHelper != null && jvmArgs.stream().noneMatch(a -> a.startsWith("-D" + helperProperty + "="))) {
+                // where ./pqssh found the PAM session helper (UsePAM yes as root): this class path may not show it
+                cmd.add("-D" + helperProperty + "=" + pamHelper);
+            }
             cmd.add("-cp");
             cmd.add(System.getProperty("java.class.path"));
             if (mainClass == null) {
