@@ -269,6 +269,12 @@ int main(int argc, char **argv) {
         fatal("PAM: pam_open_session(): %s", why);
     }
     char **pamenv = pam_getenvlist(pam);
+    /* whatever a module did to them: the wait below needs SIGCHLD's default, the child gets every default */
+    for (int sig = 1; sig < NSIG; sig++) {
+        if (sig != SIGKILL && sig != SIGSTOP) {
+            signal(sig, SIG_DFL);
+        }
+    }
 
     if (show) {
         write_all(STDOUT_FILENO, messages, messages_len);
@@ -348,6 +354,9 @@ int main(int argc, char **argv) {
                     if (w == child) {
                         goto ended;
                     }
+                    if (w < 0 && errno != EINTR) {
+                        break; /* cannot happen (SIGCHLD is at its default): stop relaying, wait below */
+                    }
                 } else {
                     kill(child, (int)si.ssi_signo);
                 }
@@ -371,7 +380,14 @@ int main(int argc, char **argv) {
             }
         }
     }
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    for (;;) {
+        if (waitpid(child, &status, 0) == child) {
+            break;
+        }
+        if (errno != EINTR) {
+            close_session(pam, PAM_SUCCESS);
+            fatal("PAM session: waitpid: %s", strerror(errno));
+        }
     }
 ended:
     close_session(pam, PAM_SUCCESS);

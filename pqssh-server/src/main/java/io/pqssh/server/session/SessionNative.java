@@ -223,6 +223,35 @@ final class SessionNative {
         }
     }
 
+    private static final int F_GETFL = 3;
+    private static final int F_SETFL = 4;
+    private static final int O_NONBLOCK = 04000;
+
+    /**
+     * What the pipe holds now, without waiting for more: -1 at end of file or when it is empty (a writer that is
+     * still open, such as a process a PAM module left behind, cannot block the caller).
+     */
+    static int readNow(int fd, Memory buf, int max) throws IOException {
+        try {
+            C.fcntl(fd, F_SETFL, C.fcntl(fd, F_GETFL, 0) | O_NONBLOCK);
+        } catch (LastErrorException e) {
+            throw new IOException("fcntl: " + e.getMessage(), e);
+        }
+        while (true) {
+            try {
+                long n = C.read(fd, buf, new NativeLong(Math.min(max, buf.size()))).longValue();
+                return n == 0 ? -1 : (int) n;
+            } catch (LastErrorException e) {
+                if (e.getErrorCode() == EAGAIN) {
+                    return -1;
+                }
+                if (e.getErrorCode() != EINTR) {
+                    throw new IOException("read: " + e.getMessage(), e);
+                }
+            }
+        }
+    }
+
     /** write(2) of all {@code length} bytes at the start of {@code buf}. */
     static void writeFully(int fd, Memory buf, int length) throws IOException {
         long off = 0;

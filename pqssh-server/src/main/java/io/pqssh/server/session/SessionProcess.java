@@ -152,7 +152,8 @@ final class SessionProcess {
             Memory buf = new Memory(REPORT_MAX);
             StringBuilder text = new StringBuilder();
             int n;
-            while (text.length() < REPORT_MAX && (n = SessionNative.read(report, buf, REPORT_MAX)) > 0) {
+            // the helper has ended: what it wrote is there; never wait for a writer it may have left behind
+            while (text.length() < REPORT_MAX && (n = SessionNative.readNow(report, buf, REPORT_MAX)) > 0) {
                 text.append(new String(buf.getByteArray(0, n), java.nio.charset.StandardCharsets.UTF_8));
             }
             line = text.toString().strip();
