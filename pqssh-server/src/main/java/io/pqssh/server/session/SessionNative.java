@@ -208,12 +208,17 @@ final class SessionNative {
      * everywhere).
      */
     static int read(int fd, Memory buf, int max) throws IOException {
+        return read(fd, buf, max, false);
+    }
+
+    /** read(2), retried on EINTR (and on EAGAIN unless {@code emptyIsEnd}, then -1); EIO and EOF give -1. */
+    private static int read(int fd, Memory buf, int max, boolean emptyIsEnd) throws IOException {
         while (true) {
             try {
                 long n = C.read(fd, buf, new NativeLong(Math.min(max, buf.size()))).longValue();
                 return n == 0 ? -1 : (int) n;
             } catch (LastErrorException e) {
-                if (e.getErrorCode() == EIO) {
+                if (e.getErrorCode() == EIO || emptyIsEnd && e.getErrorCode() == EAGAIN) {
                     return -1;
                 }
                 if (e.getErrorCode() != EINTR && e.getErrorCode() != EAGAIN) {
@@ -237,19 +242,7 @@ final class SessionNative {
         } catch (LastErrorException e) {
             throw new IOException("fcntl: " + e.getMessage(), e);
         }
-        while (true) {
-            try {
-                long n = C.read(fd, buf, new NativeLong(Math.min(max, buf.size()))).longValue();
-                return n == 0 ? -1 : (int) n;
-            } catch (LastErrorException e) {
-                if (e.getErrorCode() == EAGAIN) {
-                    return -1;
-                }
-                if (e.getErrorCode() != EINTR) {
-                    throw new IOException("read: " + e.getMessage(), e);
-                }
-            }
-        }
+        return read(fd, buf, max, true);
     }
 
     /** write(2) of all {@code length} bytes at the start of {@code buf}. */
