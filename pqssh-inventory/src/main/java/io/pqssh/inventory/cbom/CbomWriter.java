@@ -2,12 +2,14 @@ package io.pqssh.inventory.cbom;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.StringWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -16,23 +18,31 @@ import java.util.UUID;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.StreamWriteFeature;
+import com.fasterxml.jackson.databind.BeanDescription;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.JsonSerializer;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.SerializationConfig;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.ser.BeanSerializerModifier;
 
 import org.cyclonedx.Version;
 import org.cyclonedx.generators.json.BomJsonGenerator;
 import org.cyclonedx.model.Bom;
 import org.cyclonedx.model.Component;
 import org.cyclonedx.model.Dependency;
+import org.cyclonedx.model.DependencyList;
 import org.cyclonedx.model.Metadata;
 import org.cyclonedx.model.Property;
 import org.cyclonedx.model.component.crypto.AlgorithmProperties;
 import org.cyclonedx.model.component.crypto.CryptoProperties;
 import org.cyclonedx.model.component.crypto.enums.AssetType;
 import org.cyclonedx.model.metadata.ToolInformation;
+import org.cyclonedx.util.serializer.DependencySerializer;
 
 /**
  * A CycloneDX 1.6 JSON document written while results arrive. Every part of it is serialized by the CycloneDX
@@ -67,14 +77,36 @@ public final class CbomWriter implements AutoCloseable {
     private long omittedAlgorithms;
     private boolean finished;
 
+    /**
+     * Shared {@link CryptoProperties} instances (one per distinct KEXINIT, see {@link #share}) and their JSON as the
+     * library rendered them the first time: later components write those bytes again instead of the ~40 strings.
+     */
+    private final Map<CryptoProperties, String> shared = new IdentityHashMap<>();
+    private boolean rendering;
+    /** Renders one dependency at a time through the library's own serializer (no JSON tree between). */
+    private final DependencySerializer dependencySerializer = new DependencySerializer();
+    private final StringWriter dependencyText = new StringWriter();
+    private JsonGenerator dependencyGenerator;
+
     /** Exposes the ObjectMapper that CycloneDX sets up for one schema version. */
     private static final class Generator extends BomJsonGenerator {
-        Generator(Bom bom, boolean libraryStrings) {
+        Generator(Bom bom, CbomWriter owner) {
             super(bom, Version.VERSION_16);
-            if (!libraryStrings) {
+            if (!owner.viaBom) {
                 // before anything is serialized (the mapper caches the serializer it finds first for String), and
                 // registered last, so it wins over the library's
                 mapper.registerModule(CbomStrings.module());
+                mapper.registerModule(new SimpleModule("pqssh-cbom-shared").setSerializerModifier(
+                        new BeanSerializerModifier() {
+                            @Override
+                            @SuppressWarnings("unchecked")
+                            public JsonSerializer<?> modifySerializer(SerializationConfig config,
+                                    BeanDescription bean, JsonSerializer<?> serializer) {
+                                return bean.getBeanClass() == CryptoProperties.class
+                                        ? owner.new SharedSerializer((JsonSerializer<Object>) serializer)
+                                        : serializer;
+                            }
+                        }));
             }
         }
 
@@ -98,7 +130,7 @@ public final class CbomWriter implements AutoCloseable {
         m.setToolChoice(tools);
         m.setProperties(List.of(new Property("pqssh:report", kind)));
         header.setMetadata(m);
-        Generator gen = new Generator(header, viaBom);
+        Generator gen = new Generator(header, this);
         JsonNode head = gen.toJsonNode();
         if (head == null) {
             throw new IOException("CycloneDX could not serialize the BOM header");
@@ -120,6 +152,65 @@ public final class CbomWriter implements AutoCloseable {
         this.depsWriter = Files.newBufferedWriter(depsFile, StandardCharsets.UTF_8);
         this.deps = mapper.getFactory().createGenerator(depsWriter);
         deps.writeStartArray();
+    }
+
+    /**
+     * Writes a shared instance's JSON once and its bytes after that; any other instance goes to the library's
+     * serializer as usual. The bytes are the library's: the first rendering is its serializer's output.
+     */
+    private final class SharedSerializer extends JsonSerializer<Object> {
+        private final JsonSerializer<Object> library;
+
+        SharedSerializer(JsonSerializer<Object> library) {
+            this.library = library;
+        }
+
+        @Override
+        public void serialize(Object value, JsonGenerator gen, SerializerProvider provider) throws IOException {
+            String text = rendering ? null : shared.get(value);
+            if (text == null) {
+                if (rendering || !shared.containsKey(value)) {
+                    library.serialize(value, gen, provider);
+                    return;
+                }
+                rendering = true;
+                try {
+                    text = json.writeValueAsString(value);
+                } finally {
+                    rendering = false;
+                }
+                shared.put((CryptoProperties) value, text);
+            }
+            gen.writeRawValue(text);
+        }
+    }
+
+    /** False on the reference path ({@link #openViaBom}), where nothing is shared or cached. */
+    boolean fast() {
+        return !viaBom;
+    }
+
+    /**
+     * {@code cp} will be written by many components and not changed again: its JSON is rendered once. The caller
+     * bounds how many it shares at a time ({@link #unshare}).
+     */
+    void share(CryptoProperties cp) {
+        shared.putIfAbsent(cp, null);
+    }
+
+    /** {@code cp} will not be written again: its rendering is dropped. */
+    void unshare(CryptoProperties cp) {
+        shared.remove(cp);
+    }
+
+    /** Algorithms that were only counted so far (see {@link #MAX_ALGORITHMS}). */
+    long omitted() {
+        return omittedAlgorithms;
+    }
+
+    /** Counts {@code n} more mentions of algorithms that are not described. */
+    void countOmitted(long n) {
+        omittedAlgorithms += n;
     }
 
     /** Starts a document; {@code kind} ({@code scan}, {@code audit}) goes into the metadata. */
@@ -214,15 +305,41 @@ public final class CbomWriter implements AutoCloseable {
             }
         }
         if (!dependencies.isEmpty()) {
-            // the library writes a dependency differently at the top of the BOM than nested (a bare ref), so
-            // dependencies keep its BOM path: one small object per target
-            Bom batch = new Bom();
-            batch.setDependencies(dependencies);
-            for (JsonNode d : mapper.valueToTree(batch).path("dependencies")) {
-                deps.writeRaw('\n');
-                json.writeValue(deps, d);
+            if (viaBom) {
+                // the library writes a dependency differently at the top of the BOM than nested (a bare ref): the
+                // reference path takes its BOM path, one small BOM per target through a JSON tree
+                Bom batch = new Bom();
+                batch.setDependencies(dependencies);
+                for (JsonNode d : mapper.valueToTree(batch).path("dependencies")) {
+                    deps.writeRaw('\n');
+                    json.writeValue(deps, d);
+                }
+            } else {
+                for (Dependency d : dependencies) {
+                    deps.writeRaw('\n');
+                    deps.writeRawValue(render(d));
+                }
             }
         }
+    }
+
+    /** One top-level dependency as the library's DependencySerializer writes it inside the BOM's array. */
+    private String render(Dependency d) throws IOException {
+        if (dependencyGenerator == null) {
+            dependencyGenerator = mapper.getFactory().createGenerator(dependencyText);
+            // one root value after another: no separator between them
+            dependencyGenerator.setRootValueSeparator(null);
+        }
+        dependencyText.getBuffer().setLength(0);
+        DependencyList one = new DependencyList(List.of(d));
+        dependencySerializer.serialize(one, dependencyGenerator, mapper.getSerializerProviderInstance());
+        dependencyGenerator.flush();
+        StringBuffer b = dependencyText.getBuffer();
+        // the serializer writes the array around the list; the document's array is already open
+        if (b.length() < 2 || b.charAt(0) != '[' || b.charAt(b.length() - 1) != ']') {
+            throw new IOException("CycloneDX wrote an unexpected dependency form: " + b);
+        }
+        return b.substring(1, b.length() - 1);
     }
 
     /** Closes the components, copies the dependencies after them, adds the document properties, and flushes. */

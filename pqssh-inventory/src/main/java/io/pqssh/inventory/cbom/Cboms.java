@@ -56,6 +56,22 @@ public final class Cboms {
             private long ssh;
             private long seq;
 
+            /**
+             * What a KEXINIT offers, worked out once per distinct KEXINIT: the algorithm refs and the protocol's
+             * cryptoProperties, one shared instance the writer renders once. Not on the reference path, which
+             * builds everything anew.
+             */
+            private final Map<OfferKey, Offer> offers = w.fast() ? new LinkedHashMap<>(256, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<OfferKey, Offer> eldest) {
+                    if (size() <= OFFER_CACHE) {
+                        return false;
+                    }
+                    w.unshare(eldest.getValue().cryptoProperties());
+                    return true;
+                }
+            } : null;
+
             @Override
             public void accept(ScanResult r) throws IOException {
                 if (r.status() != ScanResult.Status.SSH) {
@@ -64,36 +80,62 @@ public final class Cboms {
                 ssh++;
                 seq++;
                 List<Component> batch = new ArrayList<>();
-                target(w, r, batch, new ArrayList<>());
+                target(w, r, batch);
             }
 
-            private void target(CbomWriter w, ScanResult r, List<Component> batch, List<Dependency> deps)
-                    throws IOException {
-                String location = "ssh://" + r.target();
-                Set<String> offered = new LinkedHashSet<>();
-                KexInit k = r.kexInit();
+            private Offer offer(KexInit k, Classification cl, List<Component> batch) {
+                // one Classification per distinct KEXINIT (the scanner's KexCache): records that repeat a KEXINIT
+                // hold equal, not same, KexInit objects but the same classification
+                OfferKey key = offers == null || k == null || cl == null ? null : new OfferKey(cl);
+                Offer o = key == null ? null : offers.get(key);
+                if (o != null && o.kexInit().equals(k)) {
+                    w.countOmitted(o.omitted());
+                    return o;
+                }
+                long omittedBefore = w.omitted();
+                Set<String> refs = new LinkedHashSet<>();
                 if (k != null) {
                     for (String n : k.kex()) {
                         if (!Algorithms.isPseudoKex(n)) {
-                            add(offered, w.algorithm("kex", n, batch));
+                            add(refs, w.algorithm("kex", n, batch));
                         }
                     }
                     for (String n : k.hostKey()) {
-                        add(offered, w.algorithm("hostkey", n, batch));
+                        add(refs, w.algorithm("hostkey", n, batch));
                     }
                     for (String n : union(k.ciphersC2S(), k.ciphersS2C())) {
-                        add(offered, w.algorithm("cipher", n, batch));
+                        add(refs, w.algorithm("cipher", n, batch));
                     }
                     for (String n : union(k.macsC2S(), k.macsS2C())) {
-                        add(offered, w.algorithm("mac", n, batch));
+                        add(refs, w.algorithm("mac", n, batch));
                     }
                 }
+                List<String> offered = List.copyOf(refs);
+                CryptoProperties cp = cryptoProperties(cl, offered);
+                List<Dependency> uses = new ArrayList<>(offered.size());
+                for (String ref : offered) {
+                    uses.add(new Dependency(ref));
+                }
+                o = new Offer(k, List.copyOf(uses), cp, (int) (w.omitted() - omittedBefore));
+                if (key != null) {
+                    w.share(cp);
+                    Offer old = offers.put(key, o);
+                    if (old != null) {
+                        w.unshare(old.cryptoProperties());
+                    }
+                }
+                return o;
+            }
+
+            private void target(CbomWriter w, ScanResult r, List<Component> batch) throws IOException {
+                String location = "ssh://" + r.target();
+                Offer offer = offer(r.kexInit(), r.classification(), batch);
                 // the record number keeps bom-refs unique when an input holds one target twice
                 String self = "ssh/" + r.target() + "#" + seq;
-                Dependency use = new Dependency(self);
-                for (String ref : offered) {
-                    use.addDependency(new Dependency(ref));
-                }
+                // the library's addDependency looks for a duplicate with a stream on every call (quadratic in the ~35
+                // refs of a target): the offered refs are distinct already, host keys are kept distinct here
+                List<Dependency> uses = new ArrayList<>(offer.uses());
+                Set<String> keyRefs = new java.util.HashSet<>();
                 for (ScanResult.HostKey h : r.hostKeys()) {
                     if (h.error() != null || h.fingerprint() == null || h.keyType() == null) {
                         continue;
@@ -103,9 +145,15 @@ public final class Cboms {
                             + " host key of " + r.target(), alg, h.fingerprint(), h.bits(), location, null);
                     key.setProperties(List.of(new Property("pqssh:role", "host-key")));
                     batch.add(key);
-                    use.addDependency(new Dependency(key.getBomRef()));
+                    if (keyRefs.add(key.getBomRef())) {
+                        uses.add(new Dependency(key.getBomRef()));
+                    }
                 }
-                batch.add(protocol(r, self, List.copyOf(offered), location));
+                Dependency use = new Dependency(self);
+                if (!uses.isEmpty()) {
+                    use.setDependencies(uses);
+                }
+                batch.add(protocol(r, self, offer.cryptoProperties(), location));
                 w.write(batch, List.of(use));
             }
 
@@ -126,6 +174,30 @@ public final class Cboms {
         };
     }
 
+    /** Distinct KEXINITs whose offer is kept (as the scanner's KexCache). */
+    private static final int OFFER_CACHE = io.pqssh.inventory.scan.KexCache.SIZE;
+
+    /** A result's classification, compared by identity (the offer found also has to hold an equal KEXINIT). */
+    private record OfferKey(Classification classification) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof OfferKey k && k.classification == classification;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(classification);
+        }
+    }
+
+    /**
+     * What a KEXINIT offers: the algorithm refs as dependencies, the protocol properties, and how many
+     * algorithms it names that the document does not describe.
+     */
+    private record Offer(KexInit kexInit, List<Dependency> uses,
+            CryptoProperties cryptoProperties, int omitted) {
+    }
+
     private static void add(Set<String> refs, String ref) {
         if (ref != null) {
             refs.add(ref);
@@ -139,31 +211,14 @@ public final class Cboms {
     }
 
     /** The SSH protocol as one target uses it: what it offers, what OpenSSH 10 and pqssh would negotiate. */
-    private static Component protocol(ScanResult r, String ref, List<String> offered, String location) {
+    private static Component protocol(ScanResult r, String ref, CryptoProperties cp, String location) {
         Component c = new Component();
         c.setType(Component.Type.CRYPTOGRAPHIC_ASSET);
         c.setBomRef(ref);
         c.setName("SSH " + r.target());
         c.setVersion("2.0");
-        ProtocolProperties p = new ProtocolProperties();
-        p.setType(ProtocolType.SSH);
-        p.setVersion("2.0");
-        if (!offered.isEmpty()) {
-            p.setCryptoRefArray(offered);
-        }
-        Classification cl = r.classification();
-        List<CipherSuite> suites = new ArrayList<>();
-        if (cl != null) {
-            suite(suites, "key exchange an OpenSSH 10 client negotiates", cl.openssh10Negotiates(), offered);
-            suite(suites, "key exchange pqssh negotiates", cl.pqsshNegotiates(), offered);
-        }
-        if (!suites.isEmpty()) {
-            p.setCipherSuites(suites);
-        }
-        CryptoProperties cp = new CryptoProperties();
-        cp.setAssetType(AssetType.PROTOCOL);
-        cp.setProtocolProperties(p);
         c.setCryptoProperties(cp);
+        Classification cl = r.classification();
         c.setEvidence(evidence(location, null));
         List<Property> props = new ArrayList<>();
         props.add(new Property("pqssh:category", r.category()));
@@ -192,6 +247,27 @@ public final class Cboms {
         }
         c.setProperties(props);
         return c;
+    }
+
+    private static CryptoProperties cryptoProperties(Classification cl, List<String> offered) {
+        ProtocolProperties p = new ProtocolProperties();
+        p.setType(ProtocolType.SSH);
+        p.setVersion("2.0");
+        if (!offered.isEmpty()) {
+            p.setCryptoRefArray(offered);
+        }
+        List<CipherSuite> suites = new ArrayList<>();
+        if (cl != null) {
+            suite(suites, "key exchange an OpenSSH 10 client negotiates", cl.openssh10Negotiates(), offered);
+            suite(suites, "key exchange pqssh negotiates", cl.pqsshNegotiates(), offered);
+        }
+        if (!suites.isEmpty()) {
+            p.setCipherSuites(suites);
+        }
+        CryptoProperties cp = new CryptoProperties();
+        cp.setAssetType(AssetType.PROTOCOL);
+        cp.setProtocolProperties(p);
+        return cp;
     }
 
     private static void suite(List<CipherSuite> suites, String what, String kex, List<String> offered) {

@@ -10,7 +10,8 @@ import java.util.Map;
  * instead of per host is most of the ingest's speed; the bound keeps memory constant.
  */
 public final class KexCache {
-    static final int SIZE = 4096;
+    /** Distinct KEXINITs kept; the CBOM keeps as many offers. */
+    public static final int SIZE = 4096;
 
     /** A classified KEXINIT and its rendered report fragment (filled in by the first report that needs it). */
     public static final class Entry {

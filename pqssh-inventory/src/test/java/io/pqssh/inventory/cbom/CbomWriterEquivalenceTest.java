@@ -56,10 +56,48 @@ class CbomWriterEquivalenceTest {
             results.add(new ScanResult(new Target("192.0.2." + (i + 1), 22), ScanResult.Status.SSH, null,
                     banners[i], banners[i].substring(8), k, Classification.of(k), List.of(), 1, 1));
         }
+        // targets sharing one KEXINIT object (the fast path renders its offer once), and an equal one that is not
+        // the same object
+        KexInit shared = new KexInit(List.of("sntrup761x25519-sha512", "curve25519-sha256", "ext-info-s"),
+                List.of("ssh-ed25519", "rsa-sha2-512"), List.of("aes256-gcm@openssh.com"), List.of("aes128-ctr"),
+                List.of("hmac-sha2-512"), List.of("umac-64@openssh.com"), List.of("none"), List.of("none"), List.of(),
+                List.of(), false);
+        Classification sharedClass = Classification.of(shared);
+        for (int i = 0; i < 3; i++) {
+            results.add(new ScanResult(new Target("198.18.0." + (i + 1), 22), ScanResult.Status.SSH, null,
+                    "SSH-2.0-s", "s", shared, sharedClass, List.of(), 1, 1));
+        }
+        KexInit equal = new KexInit(shared.kex(), shared.hostKey(), shared.ciphersC2S(), shared.ciphersS2C(),
+                shared.macsC2S(), shared.macsS2C(), shared.compC2S(), shared.compS2C(), List.of(),
+                List.of(), false);
+        results.add(new ScanResult(new Target("198.18.0.9", 22), ScanResult.Status.SSH, null, "SSH-2.0-s", "s",
+                equal, Classification.of(equal), List.of(), 1, 1));
         String fast = scan(results, false);
         String reference = scan(results, true);
         assertTrue(fast.contains("192.0.2.4:22"), "the test's own targets are in the document");
+        assertTrue(fast.contains("198.18.0.3:22"), "the targets sharing a KEXINIT are in the document");
         assertEquals(withoutSerial(reference), withoutSerial(fast));
+    }
+
+    @Test
+    void sharedOffersCountUndescribedAlgorithmsAsTheReferenceDoes() throws Exception {
+        // a hostile server inventing more algorithm names than a document describes, seen twice
+        List<String> invented = new ArrayList<>();
+        for (int i = 0; i < CbomWriter.MAX_ALGORITHMS + 10; i++) {
+            invented.add("invented-" + i + "@example.com");
+        }
+        KexInit k = new KexInit(invented, List.of("ssh-ed25519"), List.of("aes128-ctr"), List.of("aes128-ctr"),
+                List.of("hmac-sha2-256"), List.of("hmac-sha2-256"), List.of("none"), List.of("none"), List.of(),
+                List.of(), false);
+        Classification c = Classification.of(k);
+        List<ScanResult> results = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            results.add(new ScanResult(new Target("203.0.113." + (i + 1), 22), ScanResult.Status.SSH, null,
+                    "SSH-2.0-h", "h", k, c, List.of(), 1, 1));
+        }
+        String fast = scan(results, false);
+        assertTrue(fast.contains("\"pqssh:algorithms-not-described\",\"value\":\"26\""), "13 per target, twice");
+        assertEquals(withoutSerial(scan(results, true)), withoutSerial(fast));
     }
 
     @Test
