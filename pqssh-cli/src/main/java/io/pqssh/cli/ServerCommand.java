@@ -303,7 +303,7 @@ public final class ServerCommand implements Callable<Integer> {
                 .tcpKeepAlive(c.tcpKeepAlive).compression(c.compression).preAuthLimits(c.preAuth)
                 // as sshd: root runs each session as the login's account; anyone else can only log in as itself
                 .logins(pam == null ? logins : logins.withPam(pam))
-                .sessionPrelude(c.sessionPrelude()).sftpServer(c.sftpServer)
+                .sessionPrelude(c.sessionPrelude()).x11(c.x11).sftpServer(c.sftpServer)
                 // the 'invalid user' of sshd's log lines (refusing is the LoginPolicy's business)
                 .validUser(user -> io.pqssh.server.UserPaths.home(user).isPresent())
                 .forwarding(c.forwarding).acceptEnv(c.acceptEnv).permitUserEnvironment(c.permitUserEnvironment)

@@ -155,6 +155,7 @@ public final class PqsshServer implements AutoCloseable {
         private io.pqssh.server.session.SessionPrelude sessionPrelude =
                 io.pqssh.server.session.SessionPrelude.NONE;
         private List<String> acceptEnv = List.of();
+        private io.pqssh.server.x11.X11Settings x11 = io.pqssh.server.x11.X11Settings.DEFAULT;
         private io.pqssh.server.session.UserEnvironment userEnvironment;
         private io.pqssh.server.session.LoginRecords.Settings loginRecords;
         private int maxSessions = io.pqssh.server.session.SessionLimit.DEFAULT;
@@ -368,6 +369,15 @@ public final class PqsshServer implements AutoCloseable {
          */
         public Builder sessionPrelude(io.pqssh.server.session.SessionPrelude prelude) {
             this.sessionPrelude = Objects.requireNonNull(prelude);
+            return this;
+        }
+
+        /**
+         * Under {@link #logins} with {@link #forwarding}: sshd's X11 keywords (default: X11Forwarding no). A Match
+         * block's X11Forwarding, X11DisplayOffset and X11UseLocalhost apply to its connections.
+         */
+        public Builder x11(io.pqssh.server.x11.X11Settings settings) {
+            this.x11 = Objects.requireNonNull(settings);
             return this;
         }
 
@@ -729,6 +739,7 @@ public final class PqsshServer implements AutoCloseable {
                 LOG.info("not running as root: only user {} can log in, and sessions run as {}", me, me);
             }
             sshd.setAttribute(io.pqssh.server.session.SessionPrelude.KEY, sessionPrelude);
+            sshd.setAttribute(io.pqssh.server.x11.X11Settings.KEY, x11);
             if (userEnvironment != null) {
                 sshd.setAttribute(io.pqssh.server.session.UserEnvironment.KEY, userEnvironment);
             }

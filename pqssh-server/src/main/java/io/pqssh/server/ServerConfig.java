@@ -112,11 +112,8 @@ public final class ServerConfig {
 
     /** PermitRootLogin: yes, prohibit-password (alias without-password), forced-commands-only, no. */
     public String permitRootLogin = "yes";
-    /**
-     * X11Forwarding as configured (for the X11 code; until it lands, SshdKeywords warns that it is not applied and
-     * {@link #effective()} shows {@code no}).
-     */
-    public boolean x11Forwarding;
+    /** X11Forwarding, X11DisplayOffset, X11UseLocalhost, XAuthLocation. */
+    public io.pqssh.server.x11.X11Settings x11 = io.pqssh.server.x11.X11Settings.DEFAULT;
     /** Banner (null: none), VersionAddendum (null: none), TCPKeepAlive, Compression (yes/delayed or no). */
     public Path banner;
     public String versionAddendum;
@@ -357,7 +354,10 @@ public final class ServerConfig {
                     case "no" -> false;
                     default -> throw new IllegalArgumentException("expected yes, delayed or no, got '" + value + "'");
                 };
-                case "x11forwarding" -> x11Forwarding = yesNo(value);
+                case "x11forwarding" -> x11 = x11.forwarding(yesNo(value));
+                case "x11displayoffset" -> x11 = x11.displayOffset(value);
+                case "x11uselocalhost" -> x11 = x11.useLocalhost(yesNo(value));
+                case "xauthlocation" -> x11 = x11.xauthLocation(value);
                 case "permittty" -> permitTty = yesNo(value);
                 case "forcecommand" -> forceCommand = value.equalsIgnoreCase("none") ? null : value;
                 case "chrootdirectory" -> chrootDirectory = value.equalsIgnoreCase("none") ? null : value;
@@ -468,7 +468,7 @@ public final class ServerConfig {
     /**
      * {@code -T}: the configuration pqssh applies, one {@code keyword value} line each with sshd's lower-case
      * keywords and sshd's value spellings. Keywords pqssh accepts without applying show what pqssh does instead
-     * (e.g. {@code x11forwarding no}); pqssh's own keywords follow sshd's.
+     * (e.g. {@code usedns no}); pqssh's own keywords follow sshd's.
      */
     public List<String> effective() {
         List<String> o = new ArrayList<>();
@@ -501,7 +501,7 @@ public final class ServerConfig {
         o.add("kbdinteractiveauthentication " + yn(kbdInteractiveAuthentication));
         o.add("printmotd " + yn(printMotd));
         o.add("printlastlog " + yn(printLastLog));
-        o.add("x11forwarding no");
+        o.addAll(x11.sshdTLines());
         o.add("permittty " + yn(permitTty));
         o.add("permituserrc " + yn(permitUserRc));
         o.add("strictmodes " + yn(strictModes));

@@ -10,8 +10,8 @@ import java.util.Set;
 /**
  * The one table of sshd_config keywords (OpenSSH 10.5's servconf.c) and what {@code pqssh server} does with each:
  * applies it, accepts it with one warning line because ignoring it cannot weaken security, or refuses to start.
- * UsePAM is ServerConfig's (the PAM code reads it); X11Forwarding's verdict lives here too, so that a keyword's
- * status is decided in one place.
+ * UsePAM is ServerConfig's (the PAM code reads it); every verdict lives here, so that a keyword's status is decided
+ * in one place.
  */
 public final class SshdKeywords {
     /** What pqssh does with one keyword and value. */
@@ -111,8 +111,6 @@ public final class SshdKeywords {
             // Not implemented by pqssh; ignoring them only removes features, methods or log detail.
             case "pamservicename" -> v.equals("sshd") ? apply()
                     : refuse("PAM runs service sshd (/etc/pam.d/sshd) only; another stack would be ignored");
-            case "x11forwarding" -> v.equals("no") ? apply() : warn("X11 forwarding is not implemented: refused");
-            case "x11displayoffset", "x11uselocalhost", "xauthlocation" -> warn("X11 forwarding is not implemented");
             case "loglevel", "logverbose" -> warn("the log level is set by -d (debug) only");
             case "syslogfacility" -> warn("the daemon logs to facility AUTH");
             case "usedns" -> v.equals("no") ? apply() : warn("client addresses are never resolved (as UseDNS no)");
@@ -161,14 +159,16 @@ public final class SshdKeywords {
             "allowagentforwarding", "gatewayports", "permitopen", "permitlisten", "disableforwarding",
             "streamlocalbindmask", "streamlocalbindunlink", "clientaliveinterval", "clientalivecountmax",
             "channeltimeout", "unusedconnectiontimeout", "maxsessions", "banner", "forcecommand", "chrootdirectory",
-            "maxauthtries", "permittty", "authorizedprincipalscommand", "authorizedprincipalscommanduser");
+            "maxauthtries", "permittty", "authorizedprincipalscommand", "authorizedprincipalscommanduser",
+            "x11forwarding", "x11displayoffset", "x11uselocalhost");
 
     /**
      * Keywords whose accepted values change nothing pqssh does (its behaviour is that value anyway): harmless in a
      * Match block.
      */
-    private static final Set<String> CONSTANT_WHEN_APPLIED = Set.of("x11forwarding", "permittunnel",
-            "pamservicename", "authorizedkeyscommand", "authorizedkeyscommanduser", "gssapiauthentication", "kerberosauthentication",
+    private static final Set<String> CONSTANT_WHEN_APPLIED = Set.of("permittunnel",
+            "pamservicename", "authorizedkeyscommand", "authorizedkeyscommanduser", "gssapiauthentication",
+            "kerberosauthentication",
             "hostbasedauthentication", "permitemptypasswords", "exposeauthinfo", "pubkeyauthoptions",
             "refuseconnection");
 

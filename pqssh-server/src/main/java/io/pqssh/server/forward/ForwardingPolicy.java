@@ -174,6 +174,11 @@ public final class ForwardingPolicy {
         return !disableForwarding && tcp.remote();
     }
 
+    /** DisableForwarding leaves X11 forwarding to X11Forwarding (sshd: both must allow it). */
+    public boolean x11ForwardingAllowed() {
+        return !disableForwarding;
+    }
+
     public boolean agentForwardingAllowed() {
         return !disableForwarding && agent;
     }

@@ -16,11 +16,12 @@ import io.pqssh.server.login.Account;
 import io.pqssh.server.login.AdmittingUserAuthFactory;
 import io.pqssh.server.login.KeyRestrictions;
 import io.pqssh.server.login.ProcessIdentity;
+import io.pqssh.server.x11.X11Settings;
 
 /**
  * The server's forwarding decisions: the {@link ForwardingPolicy} keywords first, then the options of the
  * {@code authorized_keys} entries the session logged in with ({@code no-port-forwarding}, {@code restrict},
- * {@code permitopen=}, {@code permitlisten=}, {@code no-agent-forwarding}). X11 forwarding is never offered.
+ * {@code permitopen=}, {@code permitlisten=}, {@code no-agent-forwarding}, {@code no-X11-forwarding}).
  * Every refusal is logged once at INFO, as sshd does.
  */
 public final class PolicyForwardingFilter implements ForwardingFilter {
@@ -48,9 +49,25 @@ public final class PolicyForwardingFilter implements ForwardingFilter {
         return true;
     }
 
+    /**
+     * sshd's {@code session_setup_x11fwd} checks, in its order and with its messages: the key's options
+     * ({@code no-X11-forwarding}, {@code restrict}; also sent to the client), then X11Forwarding and
+     * DisableForwarding (the connection's Match evaluation, else the server's {@link X11Settings}).
+     */
     @Override
     public boolean canForwardX11(Session session, String requestType) {
-        return refuse(session, "X11 forwarding is not supported");
+        if (!keys(session).x11ForwardingAllowed()) {
+            if (session instanceof ServerSession s) {
+                io.pqssh.server.x11.X11Forward.debug(s, "X11 forwarding disabled by key options.");
+            }
+            return refuse(session, "X11 forwarding disabled by key options.");
+        }
+        X11Settings global = session.getFactoryManager().getAttribute(X11Settings.KEY);
+        X11Settings x11 = io.pqssh.server.ConnectionConfig.get(session, c -> c.x11, global);
+        if (x11 == null || !x11.forwarding() || !policy(session).x11ForwardingAllowed()) {
+            return refuse(session, "X11 forwarding disabled in server configuration file.");
+        }
+        return true;
     }
 
     /** A remote (-R) listener: {@code tcpip-forward}. */

@@ -19,6 +19,8 @@ import org.slf4j.LoggerFactory;
 
 import io.pqssh.core.keys.authorized.OpenSshPatterns;
 import io.pqssh.server.login.KeyRestrictions;
+import io.pqssh.server.x11.X11Forward;
+import io.pqssh.server.x11.X11Settings;
 
 /**
  * A session channel that obeys the {@link KeyRestrictions} of the keys that logged the connection in, as sshd
@@ -50,6 +52,7 @@ public class PqsshChannelSession extends ChannelSession {
     }
 
     private volatile boolean ptyAllocated;
+    private volatile X11Forward x11;
     private volatile String exitSignal;
     private volatile boolean coreDumped;
     private final List<String> acceptEnv;
@@ -82,6 +85,41 @@ public class PqsshChannelSession extends ChannelSession {
         }
         LOG.debug("Ignoring env request {}: disallowed name", name);
         return RequestHandler.Result.ReplyFailure;
+    }
+
+    /**
+     * sshd's {@code session_x11_req}: once per channel; the forwarding filter decides (X11Forwarding,
+     * DisableForwarding, the key's {@code no-X11-forwarding}/{@code restrict}), then {@link X11Forward#grant}
+     * listens on a display. The session's process gets DISPLAY and runs xauth (or the user's rc) as the user
+     * ({@link SessionPrelude}).
+     */
+    @Override
+    protected RequestHandler.Result handleX11ForwardingParsed(String requestType, ServerSession session,
+            boolean singleConnection, String authProtocol, String authCookie, int screenId) throws IOException {
+        if (x11 != null) {
+            LOG.error("session_x11_req: x11 forwarding already active");
+            return RequestHandler.Result.ReplyFailure;
+        }
+        X11Settings settings = session.getFactoryManager().getAttribute(X11Settings.KEY);
+        org.apache.sshd.server.forward.X11ForwardingFilter filter = session.getFactoryManager()
+                .getX11ForwardingFilter();
+        if (settings == null || filter == null || !filter.canForwardX11(session, requestType)) {
+            return RequestHandler.Result.ReplyFailure;
+        }
+        X11Forward granted = X11Forward.grant(session, service,
+                io.pqssh.server.ConnectionConfig.get(session, c -> c.x11, settings), singleConnection,
+                authProtocol, authCookie, screenId);
+        if (granted == null) {
+            return RequestHandler.Result.ReplyFailure;
+        }
+        x11 = granted;
+        addCloseFutureListener(f -> granted.close());
+        return RequestHandler.Result.ReplySuccess;
+    }
+
+    /** The X11 forwarding granted on this channel, if any. */
+    public Optional<X11Forward> x11() {
+        return Optional.ofNullable(x11);
     }
 
     /** Whether the client asked for a pty on this channel and it was granted. */

@@ -235,8 +235,9 @@ public final class SessionLaunch {
     }
 
     /** This launch with sshd's motd and rc steps run in the session's process before the shell ({@link SessionPrelude}). */
-    SessionLaunch withPrelude(SessionPrelude prelude, boolean interactive, boolean subsystem) {
-        List<String> wrapped = prelude.wrap(argv, interactive, subsystem);
+    SessionLaunch withPrelude(SessionPrelude prelude, boolean interactive, boolean subsystem,
+            SessionPrelude.X11Auth x11) {
+        List<String> wrapped = prelude.wrap(argv, interactive, subsystem, x11);
         return wrapped == argv ? this : with(wrapped, directory, chroot, pam);
     }
 

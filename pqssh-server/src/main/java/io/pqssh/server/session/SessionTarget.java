@@ -63,6 +63,12 @@ record SessionTarget(Account account, boolean switchUid) {
             extra.put(org.apache.sshd.agent.SshAgent.SSH_AUTHSOCKET_ENV_NAME, agent);
         }
         Map<String, String> accepted = channel instanceof PqsshChannelSession p ? p.acceptedEnvironment() : Map.of();
+        java.util.Optional<io.pqssh.server.x11.X11Forward> x11 = channel instanceof PqsshChannelSession p
+                ? p.x11() : java.util.Optional.empty();
+        x11.ifPresent(x -> {
+            extra.put("DISPLAY", x.display());
+            extra.put(SessionPrelude.X11_COOKIE_ENV, x.cookie());
+        });
         SessionPrelude prelude = s.getFactoryManager().getAttribute(SessionPrelude.KEY);
         if (prelude != null && prelude.permitUserRc() && (adminForced || !KeyRestrictions.of(s).userRcAllowed())) {
             // a key with no-user-rc (or restrict), or ForceCommand (the user's rc could run anything before the
@@ -87,7 +93,9 @@ record SessionTarget(Account account, boolean switchUid) {
             }
         }
         if (prelude != null && direct == null) {
-            launch = launch.withPrelude(prelude, command == null, subsystem);
+            SessionPrelude.X11Auth auth = x11.map(x -> new SessionPrelude.X11Auth(x.xauth().toString(),
+                    x.authDisplay(), x.protocol())).orElse(null);
+            launch = launch.withPrelude(prelude, command == null, subsystem, auth);
         }
         return withPamSession(s, launch);
     }
