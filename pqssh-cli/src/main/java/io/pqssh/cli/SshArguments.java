@@ -111,6 +111,9 @@ final class SshArguments {
         switch (letter) {
             case 'A' -> into.forwardAgent = true;
             case 'a' -> into.noForwardAgent = true;
+            case 'X' -> into.forwardX11 = "X";
+            case 'Y' -> into.forwardX11 = "Y";
+            case 'x' -> into.forwardX11 = "x";
             case 'C' -> into.compression = true;
             case 'f' -> into.fork = true;
             case 'G' -> into.printConfig = true;

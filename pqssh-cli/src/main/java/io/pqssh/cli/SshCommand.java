@@ -107,6 +107,7 @@ public final class SshCommand implements Callable<Integer> {
     String stdioForward; // -W
     boolean forwardAgent; // -A
     boolean noForwardAgent; // -a
+    String forwardX11; // the last of -X, -Y, -x
     boolean help; // --help (pqssh's; ssh has none)
     int master; // -M, counted (twice: ask)
     String controlPath; // -S
@@ -341,6 +342,16 @@ public final class SshCommand implements Callable<Integer> {
             opts.add("ForwardAgent=yes");
         } else if (noForwardAgent) {
             opts.add("ForwardAgent=no");
+        }
+        // as ssh: -X sets ForwardX11 only (trusted or not is ForwardX11Trusted's, yes by default as in Debian's
+        // ssh), -Y sets both, -x turns X11 forwarding off
+        if ("X".equals(forwardX11)) {
+            opts.add("ForwardX11=yes");
+        } else if ("Y".equals(forwardX11)) {
+            opts.add("ForwardX11=yes");
+            opts.add("ForwardX11Trusted=yes");
+        } else if ("x".equals(forwardX11)) {
+            opts.add("ForwardX11=no");
         }
         if (quiet) {
             opts.add("LogLevel=QUIET");

@@ -72,9 +72,9 @@ class SshArgumentsTest {
         assertEquals("Bad port 'abc'", port.getMessage());
         assertThrows(SshArguments.UsageException.class, () -> parse("-p", "0", "h"));
         assertThrows(SshArguments.UsageException.class, () -> parse("-p", "65536", "h"));
-        var x11 = assertThrows(SshArguments.UsageException.class, () -> parse("-X", "h"));
-        assertTrue(x11.getMessage().contains("-X is not implemented"), x11.getMessage());
-        assertFalse(x11.showUsage());
+        var syslog = assertThrows(SshArguments.UsageException.class, () -> parse("-y", "h"));
+        assertTrue(syslog.getMessage().contains("-y is not implemented"), syslog.getMessage());
+        assertFalse(syslog.showUsage());
         var bindValue = assertThrows(SshArguments.UsageException.class, () -> parse("-b", "1.2.3.4", "h"));
         assertTrue(bindValue.getMessage().contains("-b is not implemented"), bindValue.getMessage());
     }
@@ -93,6 +93,10 @@ class SshArgumentsTest {
         assertEquals(List.of("9:h:9"), all.remoteForwards);
         assertEquals("j1,j2", all.proxyJump);
         assertEquals("cfg", all.configFile);
+        // -X, -Y and -x: the last one given counts, as in ssh
+        assertEquals("X", parse("-X", "h").forwardX11);
+        assertEquals("Y", parse("-XY", "h").forwardX11);
+        assertEquals("x", parse("-Y", "-x", "h").forwardX11);
     }
 
     @Test

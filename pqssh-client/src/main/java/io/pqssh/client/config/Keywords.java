@@ -94,6 +94,10 @@ public final class Keywords {
         supported("PermitRemoteOpen", false, Validators.atLeast(1));
         supported("StreamLocalBindMask", false, Validators.octalMask());
         supported("StreamLocalBindUnlink", false, Validators.flag());
+        supported("ForwardX11", false, Validators.flag());
+        supported("ForwardX11Trusted", false, Validators.flag());
+        supported("ForwardX11Timeout", false, Validators.time());
+        supported("XAuthLocation", false, Validators.exactly(1));
         // pqssh's own
         supported("RequirePostQuantumKex", false, Validators.flag());
         supported("KEMAuthentication", false, Validators.flag());
@@ -125,9 +129,6 @@ public final class Keywords {
         ignored("CanonicalizeMaxDots", "used only with CanonicalizeHostname");
         ignored("CanonicalizePermittedCNAMEs", "used only with CanonicalizeHostname");
         ignored("EnableSSHKeysign", "hostbased authentication is not implemented");
-        ignored("ForwardX11Timeout", "X11 forwarding is not implemented");
-        ignored("ForwardX11Trusted", "X11 forwarding is not implemented");
-        ignored("XAuthLocation", "X11 forwarding is not implemented");
         ignored("HostbasedAcceptedAlgorithms", "hostbased authentication is not implemented");
         alias("HostbasedKeyTypes", "HostbasedAcceptedAlgorithms");
         ignored("IPQoS", "the system's default type of service");
@@ -147,7 +148,6 @@ public final class Keywords {
         warned("CanonicalizeHostname", "no|false", "host names are not canonicalized; Host blocks match the name as given");
         warned("ChannelTimeout", "none", "channels have no inactivity timeout");
         warned("EnableEscapeCommandline", "no|false", "the ~C command line is not available");
-        warned("ForwardX11", "no|false", "X11 forwarding is not implemented; the session has no DISPLAY");
         warned("HostbasedAuthentication", "no|false", "hostbased authentication is not implemented");
         warned("KnownHostsCommand", "none", "the command is not run; keys it would print are unknown");
         warned("NoHostAuthenticationForLocalhost", "no|false", "host keys of localhost are checked as any other");

@@ -98,7 +98,11 @@ public final class ClientSetup {
         client.setHostConfigEntryResolver(HostConfigEntryResolver.EMPTY);
         // -R connections (forwarded-tcpip, forwarded-streamlocal) are served by pqssh's own relay, which also does
         // remote dynamic (SOCKS) forwarding and passes half-closes through; MINA's forwarded-tcpip factory is replaced
-        client.setChannelFactories(io.pqssh.common.forward.RemoteForwards.CHANNEL_FACTORIES);
+        List<org.apache.sshd.common.channel.ChannelFactory> channels =
+                new ArrayList<>(io.pqssh.common.forward.RemoteForwards.CHANNEL_FACTORIES);
+        // x11 channels: served only when this session asked for X11 forwarding (ssh's warning otherwise)
+        channels.add(io.pqssh.client.x11.X11Forwarding.CHANNEL_FACTORY);
+        client.setChannelFactories(channels);
 
         List<NamedFactory<Signature>> allSigs = new ArrayList<>(client.getSignatureFactories());
         List<String> sigNames = names(allSigs);

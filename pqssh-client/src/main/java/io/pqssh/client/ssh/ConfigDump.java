@@ -65,7 +65,7 @@ public final class ConfigDump {
         yn("ExitOnForwardFailure", false);
         line("fingerprinthash", c.string("FingerprintHash").orElse("sha256").toUpperCase(Locale.ROOT));
         yn("ForwardX11", false);
-        // Debian's ssh defaults it to yes (upstream: no); pqssh has no X11 forwarding either way
+        // Debian's ssh defaults it to yes (upstream: no)
         yn("ForwardX11Trusted", true);
         yn("GatewayPorts", false);
         yn("GSSAPIAuthentication", false);

@@ -7,6 +7,7 @@ import org.apache.sshd.client.session.ClientSession;
 import io.pqssh.client.config.ClientConfig;
 import io.pqssh.client.config.ConfigException;
 import io.pqssh.client.config.ForwardSpec;
+import io.pqssh.client.config.Validators;
 
 /**
  * Where port forwarding ({@code -L/-R/-D}, {@code LocalForward/RemoteForward/DynamicForward}) and agent forwarding
@@ -19,6 +20,11 @@ public final class Forwarding {
     /** Set on a session whose shell/exec channel asks for agent forwarding ({@code auth-agent-req@openssh.com}). */
     public static final org.apache.sshd.common.AttributeRepository.AttributeKey<Boolean> FORWARD_AGENT =
             new org.apache.sshd.common.AttributeRepository.AttributeKey<>();
+
+    /** ssh's compiled-in XAuthLocation. */
+    static final String XAUTH_LOCATION = "/usr/bin/xauth";
+    /** ssh's ForwardX11Timeout default: 20 minutes. */
+    static final long DEFAULT_X11_TIMEOUT_SECONDS = 1200;
 
     private Forwarding() {
     }
@@ -40,12 +46,26 @@ public final class Forwarding {
      */
     public static void start(ClientSession session, ClientConfig config, ClientLog log)
             throws ConfigException, java.io.IOException {
+        session.setAttribute(io.pqssh.client.x11.X11Forwarding.LOG, log);
         if (Boolean.TRUE.equals(session.getAttribute(HostKeyCheck.HOST_KEY_CHANGED))) {
             log.debug1("host key changed: no forwarding on this connection");
+            if (config.flag("ForwardX11", false)) {
+                log.error("X11 forwarding is disabled to avoid man-in-the-middle attacks.");
+            }
             if (!config.forwards().isEmpty()) {
                 log.error("Port forwarding is disabled to avoid man-in-the-middle attacks.");
             }
             return;
+        }
+        if (config.flag("ForwardX11", false)) {
+            String xauth = config.string("XAuthLocation").orElse(XAUTH_LOCATION);
+            io.pqssh.client.x11.X11Forwarding x11 = io.pqssh.client.x11.X11Forwarding.prepare(
+                    System.getenv("DISPLAY"), xauth.equalsIgnoreCase("none") ? null : config.path(xauth),
+                    config.flag("ForwardX11Trusted", true), config.string("ForwardX11Timeout")
+                            .map(Validators::parseSeconds).orElse(DEFAULT_X11_TIMEOUT_SECONDS), log);
+            if (x11 != null) {
+                x11.install(session);
+            }
         }
         if (config.flag("ForwardAgent", false)) {
             if (session.getFactoryManager().getAgentFactory() == null) {

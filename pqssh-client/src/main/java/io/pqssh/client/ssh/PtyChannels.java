@@ -20,21 +20,39 @@ import org.apache.sshd.common.util.buffer.Buffer;
  * without asking for a reply, so a refusal (sshd's {@code PermitTTY no}) went unnoticed. These channels set the
  * want-reply flag of their {@code pty-req} on its way out and match the server's SUCCESS/FAILURE replies to the
  * requests that asked for one, in order (RFC 4254 §5.4: replies come in request order); a refused pty calls
- * {@code onPtyRefused} with the channel's id.
+ * {@code onPtyRefused} with the channel's id. With X11 forwarding they send {@code x11-req} first (asking for a reply,
+ * as ssh) and report its refusal the same way.
  */
 final class PtyChannels {
     private PtyChannels() {
     }
 
+    /** What to do when the server refuses a request: ssh's lines, by channel id. */
+    record Refusals(IntConsumer pty, IntConsumer x11) {
+    }
+
     static PtyCapableChannelSession shell(ClientSession session, IntConsumer onPtyRefused) throws IOException {
-        Shell ch = new Shell(onPtyRefused);
+        return shell(session, new Refusals(onPtyRefused, id -> {
+        }), null);
+    }
+
+    /** As above; with {@code x11} not null, {@code x11-req} goes first, as ssh sends it. */
+    static PtyCapableChannelSession shell(ClientSession session, Refusals refusals,
+            io.pqssh.client.x11.X11Forwarding x11) throws IOException {
+        Shell ch = new Shell(refusals, x11);
         session.getService(ConnectionService.class).registerChannel(ch);
         return ch;
     }
 
     static PtyCapableChannelSession exec(ClientSession session, String command, IntConsumer onPtyRefused)
             throws IOException {
-        Exec ch = new Exec(command, onPtyRefused);
+        return exec(session, command, new Refusals(onPtyRefused, id -> {
+        }), null);
+    }
+
+    static PtyCapableChannelSession exec(ClientSession session, String command, Refusals refusals,
+            io.pqssh.client.x11.X11Forwarding x11) throws IOException {
+        Exec ch = new Exec(command, refusals, x11);
         session.getService(ConnectionService.class).registerChannel(ch);
         return ch;
     }
@@ -42,10 +60,10 @@ final class PtyChannels {
     /** The requests of one channel that asked for a reply, oldest first. */
     private static final class Replies {
         private final ArrayDeque<String> pending = new ArrayDeque<>();
-        private final IntConsumer onPtyRefused;
+        private final Refusals refusals;
 
-        Replies(IntConsumer onPtyRefused) {
-            this.onPtyRefused = onPtyRefused;
+        Replies(Refusals refusals) {
+            this.refusals = refusals;
         }
 
         /** Notes a CHANNEL_REQUEST about to be sent; a pty-req is made to ask for its reply. */
@@ -73,17 +91,29 @@ final class PtyChannels {
         synchronized void reply(boolean success, int channelId) {
             String name = pending.poll();
             if (!success && "pty-req".equals(name)) {
-                onPtyRefused.accept(channelId);
+                refusals.pty().accept(channelId);
+            } else if (!success && "x11-req".equals(name)) {
+                refusals.x11().accept(channelId);
             }
         }
     }
 
     private static final class Shell extends ChannelShell {
         private final Replies replies;
+        private final io.pqssh.client.x11.X11Forwarding x11;
 
-        Shell(IntConsumer onPtyRefused) {
+        Shell(Refusals refusals, io.pqssh.client.x11.X11Forwarding x11) {
             super(null, Map.of());
-            this.replies = new Replies(onPtyRefused);
+            this.replies = new Replies(refusals);
+            this.x11 = x11;
+        }
+
+        @Override
+        protected void doOpenPty() throws IOException {
+            if (x11 != null) {
+                writePacket(x11.request(getSession(), getRecipient()));
+            }
+            super.doOpenPty();
         }
 
         @Override
@@ -107,10 +137,20 @@ final class PtyChannels {
 
     private static final class Exec extends ChannelExec {
         private final Replies replies;
+        private final io.pqssh.client.x11.X11Forwarding x11;
 
-        Exec(String command, IntConsumer onPtyRefused) {
+        Exec(String command, Refusals refusals, io.pqssh.client.x11.X11Forwarding x11) {
             super(command, null, Map.of());
-            this.replies = new Replies(onPtyRefused);
+            this.replies = new Replies(refusals);
+            this.x11 = x11;
+        }
+
+        @Override
+        protected void doOpenPty() throws IOException {
+            if (x11 != null) {
+                writePacket(x11.request(getSession(), getRecipient()));
+            }
+            super.doOpenPty();
         }
 
         @Override

@@ -88,11 +88,18 @@ public final class SessionRunner {
                     opened[0].close(false);
                 }
             };
+            // ssh's client_expect_confirm(..., "X11 forwarding", CONFIRM_WARN): a line, and the session goes on
+            PtyChannels.Refusals refusals = new PtyChannels.Refusals(refused,
+                    id -> log.error("X11 forwarding request failed on channel " + id));
+            io.pqssh.client.x11.X11Forwarding x11 = io.pqssh.client.x11.X11Forwarding.of(session);
+            if (x11 != null) {
+                log.debug1("Requesting X11 forwarding with authentication spoofing.");
+            }
             if (command == null) {
-                ch = PtyChannels.shell(session, refused);
+                ch = PtyChannels.shell(session, refusals, x11);
                 log.debug1("Requesting shell.");
             } else {
-                ch = PtyChannels.exec(session, command, refused);
+                ch = PtyChannels.exec(session, command, refusals, x11);
                 log.debug1("Sending command: " + command);
             }
             opened[0] = ch;

@@ -33,21 +33,44 @@ public final class RelayChannel extends AbstractServerChannel {
         Route route(Buffer openData) throws IOException;
     }
 
+    /**
+     * The first bytes the peer sends, checked and possibly rewritten before anything reaches the socket (X11's
+     * connection setup, whose cookie the client substitutes). One per channel.
+     */
+    public interface Preamble {
+        /**
+         * @return null while more bytes are needed; else what to write to the socket (the whole preamble and
+         *         whatever followed it)
+         * @throws IOException the connection is refused; its message is the route's warning line
+         */
+        byte[] feed(byte[] data, int off, int len) throws IOException;
+    }
+
     /** Where a channel goes. */
     public static final class Route {
         private final LocalTarget target;
         private final BiPredicate<String, Integer> socksPermits;
         private final Consumer<String> warn;
+        private final java.util.function.Supplier<Preamble> preamble;
 
-        private Route(LocalTarget target, BiPredicate<String, Integer> socksPermits, Consumer<String> warn) {
+        private Route(LocalTarget target, BiPredicate<String, Integer> socksPermits, Consumer<String> warn,
+                java.util.function.Supplier<Preamble> preamble) {
             this.target = target;
             this.socksPermits = socksPermits;
             this.warn = warn;
+            this.preamble = preamble;
         }
 
         public static Route to(LocalTarget target) {
             return new Route(Objects.requireNonNull(target), null, m -> {
-            });
+            }, null);
+        }
+
+        /** To {@code target}, the peer's first bytes passing through a new {@code preamble} of each channel. */
+        public static Route to(LocalTarget target, java.util.function.Supplier<Preamble> preamble,
+                Consumer<String> warn) {
+            return new Route(Objects.requireNonNull(target), null, Objects.requireNonNull(warn),
+                    Objects.requireNonNull(preamble));
         }
 
         /**
@@ -55,7 +78,7 @@ public final class RelayChannel extends AbstractServerChannel {
          * SOCKS client, no DNS); {@code warn} gets a line for each refusal.
          */
         public static Route socks(BiPredicate<String, Integer> permits, Consumer<String> warn) {
-            return new Route(null, Objects.requireNonNull(permits), Objects.requireNonNull(warn));
+            return new Route(null, Objects.requireNonNull(permits), Objects.requireNonNull(warn), null);
         }
     }
 
@@ -69,6 +92,9 @@ public final class RelayChannel extends AbstractServerChannel {
     private long earlyUnreleased;
     private final RelayEnds ends = new RelayEnds(lock);
     private OutputStream toPeer;
+    private Preamble preamble; // guarded by lock; non-null until the peer's preamble is complete
+    private Consumer<String> warn = m -> {
+    };
 
     public RelayChannel(Router router) {
         super("", Collections.emptyList(), null);
@@ -92,6 +118,12 @@ public final class RelayChannel extends AbstractServerChannel {
             return f;
         }
         toPeer = new ChannelOutputStream(this, getRemoteWindow(), log, SshConstants.SSH_MSG_CHANNEL_DATA, true);
+        if (route.preamble != null) {
+            synchronized (lock) {
+                preamble = route.preamble.get();
+            }
+            warn = route.warn;
+        }
         addCloseFutureListener(cf -> closeSocket());
         if (route.target == null) {
             synchronized (lock) {
@@ -160,8 +192,28 @@ public final class RelayChannel extends AbstractServerChannel {
             }
             return;
         }
+        ByteBuffer out = ByteBuffer.wrap(data, off, (int) len);
+        synchronized (lock) {
+            if (preamble != null) {
+                byte[] passed;
+                try {
+                    passed = preamble.feed(data, off, (int) len);
+                } catch (IOException e) {
+                    preamble = null;
+                    warn.accept(e.getMessage());
+                    close(false);
+                    return;
+                }
+                if (passed == null) {
+                    getLocalWindow().release(len);
+                    return;
+                }
+                preamble = null;
+                out = ByteBuffer.wrap(passed);
+            }
+        }
         try {
-            RelayEnds.writeFully(s, ByteBuffer.wrap(data, off, (int) len));
+            RelayEnds.writeFully(s, out);
         } catch (IOException e) {
             close(false); // the local end went away
             return;
