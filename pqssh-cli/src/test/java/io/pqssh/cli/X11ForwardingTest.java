@@ -114,7 +114,7 @@ class X11ForwardingTest {
         String allowed = account("pqx");
         String refused = account("pqn");
         Path restricted = CliHarness.sshKeygen(dir.resolve("id_restricted"), "ed25519");
-        Files.writeString(dir.resolve(allowed + "_keys"), "no-X11-forwarding " + Files.readString(
+        Files.writeString(home(allowed).resolve(".ssh/authorized_keys"), "no-X11-forwarding " + Files.readString(
                 CliHarness.pub(restricted)), java.nio.file.StandardOpenOption.APPEND);
         int port = startPqsshServer(List.of("X11Forwarding yes", "Match User " + refused, "  X11Forwarding no"));
         String line = "X11 forwarding request failed on channel 0";
@@ -145,9 +145,7 @@ class X11ForwardingTest {
     void userRcGetsTheCookieAndUntrustedGeneratesOne() throws Exception {
         startXvfb();
         String user = account("pqx");
-        Path home = Path.of(CliHarness.exec(Path.of("/"), List.of("/usr/bin/getent", "passwd", user)).out().strip()
-                .split(":")[5]);
-        Path rc = home.resolve(".ssh/rc");
+        Path rc = home(user).resolve(".ssh/rc");
         Files.createDirectories(rc.getParent());
         Files.writeString(rc, "read proto cookie\necho \"$proto $cookie\" > $HOME/rc-input\n"
                 + "xauth -q add unix:${DISPLAY#localhost:} $proto $cookie\n");
@@ -179,8 +177,10 @@ class X11ForwardingTest {
         assertTrue(r.out().contains("_XKB_RULES_NAMES(STRING) = "), r.all());
     }
 
+    /** The servers' logs, appended to each run's stderr for failure messages. */
     private String log() {
-        return "\n--- server log\n" + CliHarness.read(dir.resolve("server.err"));
+        return "\n--- server log\n" + CliHarness.read(dir.resolve("server.err")) + "\n--- sshd log\n"
+                + CliHarness.read(dir.resolve("sshd.log"));
     }
 
     /** Xvfb on the first free display from :90, with its own authority file and a random cookie. */
@@ -232,8 +232,16 @@ class X11ForwardingTest {
         if (!Files.exists(key)) {
             CliHarness.sshKeygen(key, "ed25519");
         }
-        Files.copy(CliHarness.pub(key), dir.resolve(name + "_keys"));
+        Path ssh = home(name).resolve(".ssh");
+        Files.createDirectories(ssh);
+        Files.copy(CliHarness.pub(key), ssh.resolve("authorized_keys"));
+        CliHarness.exec(dir, List.of("chown", "-R", name + ":", ssh.toString()));
         return name;
+    }
+
+    private static Path home(String user) throws Exception {
+        return Path.of(CliHarness.exec(Path.of("/"), List.of("/usr/bin/getent", "passwd", user)).out().strip()
+                .split(":")[5]);
     }
 
     private Path hostKey() throws Exception {
@@ -247,12 +255,15 @@ class X11ForwardingTest {
     private int startPqsshServer(List<String> more) throws Exception {
         int port = CliHarness.freePort();
         List<String> lines = new ArrayList<>(List.of("ListenAddress 127.0.0.1", "Port " + port,
-                "HostKey " + hostKey(), "AuthorizedKeysFile " + dir + "/%u_keys", "StrictModes no", "UsePAM no",
+                "HostKey " + hostKey(), "StrictModes no", "UsePAM no",
                 "PrintMotd no", "PrintLastLog no"));
         lines.addAll(more);
         Path cfg = Files.writeString(dir.resolve("sshd_config"), String.join("\n", lines) + "\n");
         Path err = dir.resolve("server.err");
-        Process server = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+        // the forwarding filter's refusal lines (sshd's texts) are INFO of its own logger, which the daemon's
+        // default log level leaves out
+        Process server = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dorg.slf4j.simpleLogger.log.io.pqssh.server.forward=info", "-cp",
                 System.getProperty("java.class.path"), "io.pqssh.cli.Main", "server", "-D", "-f", cfg.toString())
                 .directory(dir.toFile()).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(dir.resolve("server.out").toFile()).redirectError(err.toFile()).start();
@@ -268,7 +279,7 @@ class X11ForwardingTest {
         CliHarness.ensureSshdPrivsepDir();
         int port = CliHarness.freePort();
         List<String> lines = new ArrayList<>(List.of("ListenAddress 127.0.0.1", "Port " + port,
-                "HostKey " + hostKey(), "AuthorizedKeysFile " + dir + "/%u_keys", "StrictModes no", "UsePAM no",
+                "HostKey " + hostKey(), "StrictModes no", "UsePAM no",
                 "PidFile none", "PrintMotd no", "PrintLastLog no"));
         lines.addAll(more);
         Path cfg = Files.writeString(dir.resolve("openssh_sshd_config"), String.join("\n", lines) + "\n");
@@ -306,9 +317,10 @@ class X11ForwardingTest {
 
     /** The options every run shares; the test's key unless the caller names its own identity. */
     private List<String> common(int port, String flag, boolean ownIdentity) {
+        // no LogLevel ERROR: pqssh takes it as quiet, ssh's error lines included
         List<String> c = new ArrayList<>(List.of("-F", "none", "-o", "BatchMode=yes", "-o",
-                "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-p",
-                Integer.toString(port), flag));
+                "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-p", Integer.toString(port),
+                flag));
         if (!ownIdentity) {
             c.addAll(List.of("-i", dir.resolve("id_ed25519").toString()));
         }
@@ -330,7 +342,8 @@ class X11ForwardingTest {
             if (!p.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)) {
                 fail(String.join(" ", cmd) + " did not finish within " + WAIT + "\nstderr:\n" + Files.readString(err));
             }
-            CliHarness.Result r = new CliHarness.Result(p.exitValue(), Files.readString(out), Files.readString(err));
+            CliHarness.Result r = new CliHarness.Result(p.exitValue(), Files.readString(out), Files.readString(err)
+                    + log());
             System.out.println("$ " + String.join(" ", cmd) + "\n" + r.all() + "\n");
             return r;
         } finally {

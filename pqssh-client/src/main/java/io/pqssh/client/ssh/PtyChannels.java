@@ -57,6 +57,14 @@ final class PtyChannels {
         return ch;
     }
 
+    /** ssh's order: x11-req (when forwarding X11) before the agent and pty requests MINA sends next. */
+    private static void requestX11(PtyCapableChannelSession ch, io.pqssh.client.x11.X11Forwarding x11)
+            throws IOException {
+        if (x11 != null) {
+            ch.writePacket(x11.request(ch.getSession(), ch.getRecipient()));
+        }
+    }
+
     /** The requests of one channel that asked for a reply, oldest first. */
     private static final class Replies {
         private final ArrayDeque<String> pending = new ArrayDeque<>();
@@ -110,9 +118,7 @@ final class PtyChannels {
 
         @Override
         protected void doOpenPty() throws IOException {
-            if (x11 != null) {
-                writePacket(x11.request(getSession(), getRecipient()));
-            }
+            requestX11(this, x11);
             super.doOpenPty();
         }
 
@@ -147,9 +153,7 @@ final class PtyChannels {
 
         @Override
         protected void doOpenPty() throws IOException {
-            if (x11 != null) {
-                writePacket(x11.request(getSession(), getRecipient()));
-            }
+            requestX11(this, x11);
             super.doOpenPty();
         }
 

@@ -20,9 +20,10 @@ import org.apache.sshd.server.channel.AbstractServerChannel;
 
 /**
  * A channel the peer opened ({@code forwarded-tcpip}, {@code forwarded-streamlocal@openssh.com},
- * {@code direct-streamlocal@openssh.com}) whose bytes are relayed to a socket on this machine. A {@link Router} reads
- * the open request and names the {@link Route}: a fixed {@link LocalTarget} (connected before the channel is
- * confirmed; a failure is {@code SSH_OPEN_CONNECT_FAILED}), or a SOCKS handshake on the channel's first bytes (ssh's
+ * {@code direct-streamlocal@openssh.com}, {@code x11}) whose bytes are relayed to a socket on this machine. A
+ * {@link Router} reads the open request and names the {@link Route}: a fixed {@link LocalTarget} (connected before the
+ * channel is confirmed; a failure is {@code SSH_OPEN_CONNECT_FAILED}), optionally with a {@link Preamble} that checks
+ * and rewrites the peer's first bytes (X11's authentication), or a SOCKS handshake on the channel's first bytes (ssh's
  * remote dynamic forwarding: confirmed at once, then connected where the SOCKS client asks, if permitted).
  * Half-closes pass through: the peer's EOF shuts the socket's output, the socket's end of input sends EOF; the channel
  * closes when both directions ended.
