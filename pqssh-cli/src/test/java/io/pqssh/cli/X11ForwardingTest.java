@@ -203,7 +203,9 @@ class X11ForwardingTest {
                     "add", ":" + n, "MIT-MAGIC-COOKIE-1", realCookie));
             assertEquals(0, add.rc(), add.all());
             Path log = dir.resolve("xvfb-" + n + ".log");
-            Process x = new ProcessBuilder("/usr/bin/Xvfb", ":" + n, "-nolisten", "tcp", "-auth", auth.toString())
+            // -noreset: as a desktop's server, which a session manager keeps from resetting between clients
+            Process x = new ProcessBuilder("/usr/bin/Xvfb", ":" + n, "-nolisten", "tcp", "-noreset", "-auth",
+                    auth.toString())
                     .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).redirectErrorStream(true)
                     .redirectOutput(log.toFile()).start();
             started.add(x);

@@ -144,6 +144,7 @@ public final class RelayChannel extends AbstractServerChannel {
                 opened(f);
                 startPump(s);
             } catch (IOException | RuntimeException e) {
+                route.warn.accept("connect " + route.target + ": " + e.getMessage()); // ssh's x11_connect_display
                 f.setException(new SshChannelOpenException(getChannelId(), SshConstants.SSH_OPEN_CONNECT_FAILED,
                         "connect to " + route.target + " failed: " + e.getMessage(), e));
             }
