@@ -213,49 +213,8 @@ public final class PrincipalsCommand {
         return b.toString();
     }
 
-    /**
-     * OpenSSH's {@code argv_split}: blanks separate arguments; single and double quotes group (no escapes inside
-     * single quotes); a backslash outside quotes, or before a quote or backslash inside double quotes, escapes.
-     */
+    /** sshd splits the command line with {@code argv_split}, as ssh_config arguments are split. */
     static List<String> argvSplit(String s) {
-        List<String> out = new ArrayList<>();
-        int i = 0;
-        int n = s.length();
-        while (i < n) {
-            while (i < n && (s.charAt(i) == ' ' || s.charAt(i) == '\t')) {
-                i++;
-            }
-            if (i >= n) {
-                break;
-            }
-            StringBuilder arg = new StringBuilder();
-            char quote = 0;
-            for (; i < n; i++) {
-                char c = s.charAt(i);
-                if (quote == 0 && (c == ' ' || c == '\t')) {
-                    break;
-                }
-                if (c == '\\' && quote != '\'' && i + 1 < n) {
-                    char d = s.charAt(i + 1);
-                    if (quote == 0 || d == '"' || d == '\\') {
-                        arg.append(d);
-                        i++;
-                        continue;
-                    }
-                }
-                if (quote == 0 && (c == '"' || c == '\'')) {
-                    quote = c;
-                } else if (quote != 0 && c == quote) {
-                    quote = 0;
-                } else {
-                    arg.append(c);
-                }
-            }
-            if (quote != 0) {
-                throw new IllegalArgumentException("unterminated quote");
-            }
-            out.add(arg.toString());
-        }
-        return out;
+        return io.pqssh.common.text.ArgvSplit.split(s, false);
     }
 }

@@ -49,38 +49,10 @@ final class ConfigLine {
             "localcommand", "knownhostscommand");
 
     static List<String> arguments(String s) throws ConfigException {
-        List<String> out = new ArrayList<>();
-        int i = 0;
-        int n = s.length();
-        while (true) {
-            while (i < n && Character.isWhitespace(s.charAt(i))) {
-                i++;
-            }
-            if (i >= n || s.charAt(i) == '#') {
-                return out;
-            }
-            StringBuilder arg = new StringBuilder();
-            char quote = 0;
-            for (; i < n; i++) {
-                char c = s.charAt(i);
-                if (quote == 0 && Character.isWhitespace(c)) {
-                    break;
-                }
-                if (c == '\\' && i + 1 < n && (s.charAt(i + 1) == '\\' || s.charAt(i + 1) == '"'
-                        || s.charAt(i + 1) == '\'' || (quote == 0 && s.charAt(i + 1) == ' '))) {
-                    arg.append(s.charAt(++i));
-                } else if (quote == 0 && (c == '"' || c == '\'')) {
-                    quote = c;
-                } else if (quote != 0 && c == quote) {
-                    quote = 0;
-                } else {
-                    arg.append(c);
-                }
-            }
-            if (quote != 0) {
-                throw new ConfigException("invalid quotes");
-            }
-            out.add(arg.toString());
+        try {
+            return io.pqssh.common.text.ArgvSplit.split(s, true);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("invalid quotes");
         }
     }
 }
