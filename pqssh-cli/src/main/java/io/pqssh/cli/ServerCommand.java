@@ -488,7 +488,11 @@ public final class ServerCommand implements Callable<Integer> {
 
     private void writePortFile() throws IOException {
         if (portFile != null) {
-            Files.writeString(portFile, current.port() + "\n");
+            // whole or not at all: a reader that polls for the file (scripts, the lab) must never see it empty
+            Path tmp = portFile.resolveSibling(portFile.getFileName() + ".tmp" + ProcessHandle.current().pid());
+            Files.writeString(tmp, current.port() + "\n");
+            Files.move(tmp, portFile, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         }
     }
 
