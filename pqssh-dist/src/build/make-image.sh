@@ -54,6 +54,8 @@ classpath=""
 for j in "${jars[@]}"; do classpath="$classpath\${home}/lib/$(basename "$j"):"; done
 sed -i "s|@CLASSPATH@|${classpath%:}|" "$img/bin/pqssh"
 chmod 755 "$img/bin/pqssh"
+# JIT directives of bulk client commands (C2 for the crypto only), read by bin/pqssh
+cp "$src/main/dist/bulk-jit.json" "$img/lib/bulk-jit.json"
 
 step "man pages and completions (io.pqssh.dist.DistDocs)"
 gen="$target/generated-docs"

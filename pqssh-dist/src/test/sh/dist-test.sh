@@ -124,8 +124,8 @@ deb="${deb[0]}"
 dpkg-deb -f "$deb" Package Version Architecture | tr '\n' ' '; echo
 [ "$(dpkg-deb -f "$deb" Package)" = pqssh ] || fail "Package field"
 listing="$(dpkg-deb -c "$deb")"
-for p in ./usr/bin/pqssh ./usr/lib/pqssh/bin/pqssh ./usr/lib/pqssh/lib/pqssh.aot ./usr/lib/pqssh/runtime/bin/java \
-    ./usr/lib/pqssh/libexec/pqssh-pam-session \
+for p in ./usr/bin/pqssh ./usr/lib/pqssh/bin/pqssh ./usr/lib/pqssh/lib/pqssh.aot ./usr/lib/pqssh/lib/bulk-jit.json \
+    ./usr/lib/pqssh/runtime/bin/java ./usr/lib/pqssh/libexec/pqssh-pam-session \
     ./usr/share/man/man1/pqssh.1.gz ./usr/share/man/man1/pqssh-ssh.1.gz ./usr/share/man/man8/pqssh-server.8.gz \
     ./usr/share/bash-completion/completions/pqssh ./usr/share/zsh/vendor-completions/_pqssh \
     ./usr/lib/systemd/system/pqssh-server.service ./usr/share/doc/pqssh/copyright; do
