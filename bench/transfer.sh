@@ -13,7 +13,9 @@
 #   -c CIPHERS (comma list, default chacha20-poly1305@openssh.com,aes128-gcm@openssh.com,aes256-gcm@openssh.com,aes128-ctr;
 #   aes*-ctr uses hmac-sha2-256-etm@openssh.com), -S SERVERS (sshd,pqssh), -m MODES (comma list of
 #   scp-up,scp-down,sftp-up,sftp-down,cat-up,cat-down; default all), -d DIR (where files go, default /dev/shm),
-#   --client-opts "JVM flags" (PQSSH_JAVA_OPTS for the pqssh client), --server-opts "JVM flags" (for pqssh server).
+#   --client-opts "JVM flags" (PQSSH_JAVA_OPTS for the pqssh client), --server-opts "JVM flags" (for pqssh server),
+#   --client LAUNCHER (the pqssh launcher the client runs, default ./pqssh: e.g. a copy of an older ./pqssh in this
+#   directory, to compare launcher flags before/after on the same build; the server always runs ./pqssh).
 # Everything it starts is stopped by PID on exit; the work directory is removed.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,8 +27,9 @@ modes="scp-up,scp-down,sftp-up,sftp-down,cat-up,cat-down"
 dir=/dev/shm
 client_opts=""
 server_opts=""
+client_launcher=""
 usage() {
-  echo "usage: $0 [-s MB] [-n RUNS] [-c CIPHERS] [-S sshd,pqssh] [-m MODES] [-d DIR] [--client-opts F] [--server-opts F]" >&2
+  echo "usage: $0 [-s MB] [-n RUNS] [-c CIPHERS] [-S sshd,pqssh] [-m MODES] [-d DIR] [--client-opts F] [--server-opts F] [--client LAUNCHER]" >&2
   exit 2
 }
 while [ $# -gt 0 ]; do
@@ -39,6 +42,7 @@ while [ $# -gt 0 ]; do
     -d) dir="$2"; shift 2 ;;
     --client-opts) client_opts="$2"; shift 2 ;;
     --server-opts) server_opts="$2"; shift 2 ;;
+    --client) client_launcher="$2"; shift 2 ;;
     *) usage ;;
   esac
 done
@@ -48,6 +52,8 @@ for b in /usr/bin/ssh /usr/bin/scp /usr/bin/sftp /usr/sbin/sshd /usr/bin/ssh-key
   command -v "$b" >/dev/null || { echo "needs $b (apt-get install openssh-client openssh-server time python3)" >&2; exit 1; }
 done
 pqssh="$here/pqssh"
+client_pqssh="${client_launcher:-$pqssh}"
+[ -x "$client_pqssh" ] || { echo "--client: $client_pqssh is not an executable launcher" >&2; exit 2; }
 me="$(id -un)"
 work="$(mktemp -d "$dir/pqssh-transfer.XXXXXX")"
 chmod 755 "$work"
@@ -125,7 +131,7 @@ build_cmd() {
   local -a a
   read -r -a a <<<"$(algs "$cipher")"
   local scp=(/usr/bin/scp) sftp=(/usr/bin/sftp) ssh=(/usr/bin/ssh)
-  if [ "$client" = pqssh ]; then scp=("$pqssh" scp); sftp=("$pqssh" sftp); ssh=("$pqssh" ssh); fi
+  if [ "$client" = pqssh ]; then scp=("$client_pqssh" scp); sftp=("$client_pqssh" sftp); ssh=("$client_pqssh" ssh); fi
   rm -f "$work/dst" "$work/got"
   case "$mode" in
     scp-up) cmd=("${scp[@]}" -q "${common[@]}" "${a[@]}" -P "$p" "$work/src" "$host:$work/dst"); out="$work/dst" ;;
@@ -168,7 +174,7 @@ probe_cipher() { # what the client says it negotiated (client->server)
   local client="$1" server="$2" cipher="$3"
   local -a a
   read -r -a a <<<"$(algs "$cipher")"
-  local ssh=(/usr/bin/ssh); [ "$client" = pqssh ] && ssh=("$pqssh" ssh)
+  local ssh=(/usr/bin/ssh); [ "$client" = pqssh ] && ssh=("$client_pqssh" ssh)
   "${ssh[@]}" -v "${common[@]}" "${a[@]}" -p "${port[$server]}" "$me@127.0.0.1" true </dev/null 2>&1 \
     | sed -n 's/.*kex: client->server cipher: \([^ ]*\) MAC: \([^ ]*\).*/\1 \2/p' | head -1
 }
@@ -191,7 +197,8 @@ done
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "# pqssh bulk transfer, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, ${size} MiB, $runs alternated runs," \
   "$(/usr/bin/ssh -V 2>&1 | cut -d, -f1), load average at start $load0"
-echo "# client JVM opts: '${client_opts:-launcher defaults}', server JVM opts: '${server_opts:-launcher defaults}'"
+echo "# client JVM opts: '${client_opts:-launcher defaults}', server JVM opts: '${server_opts:-launcher defaults}'," \
+  "client launcher: ${client_pqssh#"$here"/}"
 for r in $(seq 1 "$runs"); do
   for c in "${C[@]}"; do
     for s in "${S[@]}"; do
