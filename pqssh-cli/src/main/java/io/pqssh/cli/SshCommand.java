@@ -691,7 +691,8 @@ public final class SshCommand implements Callable<Integer> {
                         rc = sessionUser.use(session);
                     } else {
                         SessionRunner runner = new SessionRunner(session, log, System.in, out, err,
-                                io.pqssh.client.ssh.Terminals.stdinIsTerminal());
+                                io.pqssh.client.ssh.Terminals.stdinIsTerminal())
+                                .escapeCommandLine(config.flag("EnableEscapeCommandline", false));
                         rc = runner.run(cmd, sessionType.equals("subsystem"), tty(config),
                                 config.flag("StdinNull", false), config.escapeChar(), environment(config));
                         endedWithoutStatus = runner.endedWithoutStatus();

@@ -95,6 +95,161 @@ class EscapeTmuxTest {
         }
     }
 
+    @Test
+    void commandLineAndOtherEscapesAgainstOpenSshSshd() throws Exception {
+        int port = h.startSshd(h.authorizedKeys(), "LogLevel DEBUG1");
+        commandLine(port);
+        // ~B reached sshd as RFC 4335's "break" request
+        CliHarness.waitUntil(WAIT, () -> CliHarness.read(h.sshdLog()).contains("request break reply 0"),
+                () -> CliHarness.read(h.sshdLog()));
+    }
+
+    @Test
+    void commandLineAndOtherEscapesAgainstPqsshServer() throws Exception {
+        commandLine(h.startServer(h.authorizedKeys()));
+    }
+
+    /**
+     * {@code ~C} with EnableEscapeCommandline: {@code ssh> } on the terminal; -L, -R and -D added and cancelled in
+     * the running session (each checked by connecting through it), ssh's answers for bad and unknown specs;
+     * {@code ~#} lists a forwarded connection; {@code ~v}/{@code ~V} change the LogLevel (debug lines appear and
+     * stop); {@code ~&} is refused and the session goes on; without EnableEscapeCommandline, {@code ~C} says
+     * "commandline disabled" and {@code ~?} does not offer it.
+     */
+    private void commandLine(int port) throws Exception {
+        Path log = dir.resolve("ssh-c.log");
+        int lport = CliHarness.freePort();
+        int rport = CliHarness.freePort();
+        int dport = CliHarness.freePort();
+        Path script = TmuxPane.script(dir, "bash.sh", "export WHERE=local PS1='local$ '\n"
+                + "exec bash --norc --noprofile -i");
+        try (TmuxPane pane = new TmuxPane(script, 150, 40)) {
+            pane.awaitText(WAIT, "local$ ");
+            String login = "$PQSSH ssh -F none -o StrictHostKeyChecking=no -o UserKnownHostsFile=" + dir.resolve("kh")
+                    + " -i " + key + " -p " + port + " " + CliHarness.user() + "@127.0.0.1";
+            pane.line(login + " -o EnableEscapeCommandline=yes 2>" + log);
+            awaitMarker(pane, "ONE", 60);
+
+            pane.key("Enter");
+            pane.type("~?");
+            awaitLog(log, "~C   - open a command line", 1);
+            assertTrue(!CliHarness.read(log).contains("~&"), CliHarness.read(log));
+
+            command(pane, log, "-L " + lport + ":127.0.0.1:" + port, "Forwarding port.", 1);
+            // the line was echoed: the terminal is cooked while ssh> reads it
+            assertTrue(pane.screen().contains("-L " + lport + ":127.0.0.1:" + port), pane.screen());
+            try (java.net.Socket through = new java.net.Socket("127.0.0.1", lport)) {
+                assertTrue(banner(through).startsWith("SSH-2.0-"));
+                pane.key("Enter");
+                pane.type("~#");
+                awaitLog(log, "The following connections are open:", 1);
+                CliHarness.waitUntil(WAIT, () -> CliHarness.read(log).contains("direct-tcpip: listening port " + lport
+                        + " for 127.0.0.1 port " + port), () -> CliHarness.read(log));
+                assertTrue(CliHarness.read(log).contains("client-session (t4 [session]"), CliHarness.read(log));
+            }
+            command(pane, log, "-KL " + lport, "Canceled forwarding.", 1);
+            CliHarness.waitUntil(WAIT, () -> refused(lport), () -> "still listening on " + lport);
+            command(pane, log, "-KL " + lport, "Unknown port forwarding.", 1);
+            command(pane, log, "-L foo", "Bad local forwarding specification.", 1);
+            command(pane, log, "-KL bar", "Bad forwarding close specification.", 1);
+            command(pane, log, "x", "Invalid command.", 1);
+            command(pane, log, "help", "      -KD[bind_address:]port                 Cancel dynamic forward", 1);
+
+            command(pane, log, "-R " + rport + ":127.0.0.1:" + port, "Forwarding port.", 2);
+            CliHarness.waitUntil(WAIT, () -> !refused(rport), () -> "the server does not listen on " + rport);
+            try (java.net.Socket through = new java.net.Socket("127.0.0.1", rport)) {
+                assertTrue(banner(through).startsWith("SSH-2.0-"));
+            }
+            command(pane, log, "-KR " + rport, "Canceled forwarding.", 2);
+            CliHarness.waitUntil(WAIT, () -> refused(rport), () -> "the server still listens on " + rport);
+
+            command(pane, log, "-D " + dport, "Forwarding port.", 3);
+            CliHarness.waitUntil(WAIT, () -> !refused(dport), () -> "not listening on " + dport);
+            command(pane, log, "-KL " + dport, "Unknown port forwarding.", 2);
+            command(pane, log, "-KD " + dport, "Canceled forwarding.", 3);
+            CliHarness.waitUntil(WAIT, () -> refused(dport), () -> "still listening on " + dport);
+
+            // ~v twice: DEBUG1, and debug lines appear (~R logs one); ~V twice: back to INFO, and they stop
+            pane.key("Enter");
+            pane.type("~v");
+            awaitLog(log, "~v [LogLevel VERBOSE]", 1);
+            pane.key("Enter");
+            pane.type("~v");
+            awaitLog(log, "~v [LogLevel DEBUG1]", 1);
+            pane.key("Enter");
+            pane.type("~R");
+            awaitLog(log, "debug1: rekey requested", 1);
+            pane.key("Enter");
+            pane.type("~V");
+            awaitLog(log, "~V [LogLevel VERBOSE]", 1);
+            pane.key("Enter");
+            pane.type("~V");
+            awaitLog(log, "~V [LogLevel INFO]", 1);
+            pane.key("Enter");
+            pane.type("~R");
+            pane.key("Enter");
+            pane.type("~B");
+            awaitLog(log, "~B", 1);
+            assertEquals(1, count(CliHarness.read(log), "debug1: rekey requested"), CliHarness.read(log));
+
+            pane.key("Enter");
+            pane.type("~&");
+            awaitLog(log, "~& escape not available: pqssh cannot fork into the background", 1);
+            awaitMarker(pane, "TWO", 30);
+            pane.key("Enter");
+            pane.type("~.");
+            pane.line("echo \"RC-$?\"");
+            pane.awaitText(WAIT, "RC-255");
+
+            // without EnableEscapeCommandline (OpenSSH 9.2's default)
+            Path log2 = dir.resolve("ssh-c2.log");
+            pane.line(login + " 2>" + log2);
+            awaitMarker(pane, "THREE", 60);
+            pane.key("Enter");
+            pane.type("~C");
+            awaitLog(log2, "commandline disabled", 1);
+            pane.key("Enter");
+            pane.type("~?");
+            awaitLog(log2, "Supported escape sequences:", 1);
+            assertTrue(!CliHarness.read(log2).contains("~C"), CliHarness.read(log2));
+            awaitMarker(pane, "FOUR", 30);
+            pane.key("Enter");
+            pane.type("~.");
+        }
+    }
+
+    /** Types {@code ~C}, waits for the prompt, enters {@code line}, waits for the {@code n}th {@code answer}. */
+    private static void command(TmuxPane pane, Path log, String line, String answer, int n) throws Exception {
+        int prompts = count(pane.screen(), "ssh> ");
+        pane.key("Enter");
+        pane.type("~C");
+        pane.await(WAIT, "ssh> prompt", s -> count(s, "ssh> ") > prompts);
+        pane.line(line);
+        awaitLog(log, answer, n);
+    }
+
+    private static void awaitLog(Path log, String text, int n) throws InterruptedException {
+        CliHarness.waitUntil(WAIT, () -> count(CliHarness.read(log), text) >= n, () -> CliHarness.read(log));
+    }
+
+    private static String banner(java.net.Socket s) throws Exception {
+        s.setSoTimeout(30_000);
+        StringBuilder b = new StringBuilder();
+        int c;
+        while ((c = s.getInputStream().read()) >= 0 && c != '\n') {
+            b.append((char) c);
+        }
+        return b.toString();
+    }
+
+    private static boolean refused(int port) {
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+            return false;
+        } catch (java.io.IOException e) {
+            return true;
+        }
+    }
+
     /** Waits until the remote shell (where WHERE is unset) evaluated a marker; retried while the login runs. */
     private static void awaitMarker(TmuxPane pane, String tag, int seconds) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();

@@ -33,7 +33,7 @@ final class TmuxPane implements AutoCloseable {
 
     /** Types text literally (no Enter). */
     void type(String text) throws Exception {
-        tmux("send-keys", "-l", text);
+        tmux("send-keys", "-l", "--", text);
     }
 
     /** Sends tmux key names: "Enter", "C-c". */

@@ -108,6 +108,7 @@ public final class Keywords {
         supported("GuessKex", false, Validators.flag());
         supported("KexGuessCache", false, Validators.exactly(1));
         supported("EarlyChannelOpen", false, Validators.flag());
+        supported("EnableEscapeCommandline", false, Validators.flag());
 
         // OpenSSH ignores these itself: deprecated or removed options, and GSSAPI in builds without it
         for (String k : List.of("Protocol", "Cipher", "UseRoaming", "UseRsh", "FallBackToRsh", "UsePrivilegedPort",
@@ -147,7 +148,6 @@ public final class Keywords {
         warned("BindInterface", null, "the system chooses the local address");
         warned("CanonicalizeHostname", "no|false", "host names are not canonicalized; Host blocks match the name as given");
         warned("ChannelTimeout", "none", "channels have no inactivity timeout");
-        warned("EnableEscapeCommandline", "no|false", "the ~C command line is not available");
         warned("HostbasedAuthentication", "no|false", "hostbased authentication is not implemented");
         warned("KnownHostsCommand", "none", "the command is not run; keys it would print are unknown");
         warned("NoHostAuthenticationForLocalhost", "no|false", "host keys of localhost are checked as any other");

@@ -30,11 +30,31 @@ import io.pqssh.common.forward.RemoteForwards;
  * bind address is given ("*" asks for every interface, which the server's GatewayPorts decides).
  */
 public final class PortForwards implements AutoCloseable {
+    /** The session's forwardings, for the escape command line ({@code ~C}) and the mux master's {@code -O}. */
+    public static final org.apache.sshd.common.AttributeRepository.AttributeKey<PortForwards> KEY =
+            new org.apache.sshd.common.AttributeRepository.AttributeKey<>();
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
-    private final List<PortForwardingTracker> trackers = new ArrayList<>();
-    private final List<LocalForwardListener> listeners = new ArrayList<>();
 
-    private PortForwards() {
+    /** One forwarding set up: its spec, the port it listens on, what stops it. */
+    private record Active(ForwardSpec spec, int port, AutoCloseable stop) {
+    }
+
+    private final ClientSession session;
+    private final boolean gatewayPorts;
+    private final BiPredicate<String, Integer> remoteOpen;
+    private final UnixSockets unix;
+    private final Consumer<String> warn;
+    private final ObjIntConsumer<String> debug;
+    private final List<Active> active = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    private PortForwards(ClientSession session, boolean gatewayPorts, BiPredicate<String, Integer> remoteOpen,
+            UnixSockets unix, Consumer<String> warn, ObjIntConsumer<String> debug) {
+        this.session = session;
+        this.gatewayPorts = gatewayPorts;
+        this.remoteOpen = remoteOpen;
+        this.unix = unix;
+        this.warn = warn;
+        this.debug = debug;
     }
 
     /**
@@ -46,37 +66,12 @@ public final class PortForwards implements AutoCloseable {
     public static PortForwards start(ClientSession session, List<ForwardSpec> specs, boolean gatewayPorts,
             boolean exitOnFailure, BiPredicate<String, Integer> remoteOpen, UnixSockets unix, Consumer<String> warn,
             ObjIntConsumer<String> debug) throws IOException {
-        PortForwards pf = new PortForwards();
+        PortForwards pf = new PortForwards(session, gatewayPorts, remoteOpen, unix, warn, debug);
         for (ForwardSpec s : specs) {
             try {
-                switch (s.kind()) {
-                    case LOCAL -> {
-                        if (s.bindPath() == null && s.targetPath() == null) {
-                            debug.accept(localConnections(s, gatewayPorts, s.targetHost() + ":" + s.targetPort()), 1);
-                            PortForwardingTracker t = session.createLocalPortForwardingTracker(
-                                    new SshdSocketAddress(localBind(s, gatewayPorts), s.bindPort()),
-                                    new SshdSocketAddress(s.targetHost(), s.targetPort()));
-                            pf.trackers.add(t);
-                            debug.accept(listening(t.getBoundAddress().toInetSocketAddress()), 1);
-                        } else {
-                            pf.listeners.add(localStreamLocal(session, s, gatewayPorts, unix, warn));
-                        }
-                    }
-                    case DYNAMIC -> {
-                        debug.accept(localConnections(s, gatewayPorts, "socks:0"), 1);
-                        LocalForwardListener l = LocalForwardListener.socks(session,
-                                new InetSocketAddress(localBind(s, gatewayPorts), s.bindPort()), warn, debug);
-                        pf.listeners.add(l);
-                        debug.accept(listening((InetSocketAddress) l.boundAddress()), 1);
-                    }
-                    case REMOTE -> remote(session, s, remoteOpen, warn);
-                }
+                pf.add(s);
             } catch (IOException | RuntimeException e) {
-                String where = s.bindPath() != null ? "path " + s.bindPath() : "port " + s.bindPort();
-                String msg = s.kind() == ForwardSpec.Kind.REMOTE
-                        ? "remote port forwarding failed for listen " + where
-                        : "Could not request " + s.kind().name().toLowerCase(Locale.ROOT) + " forwarding on "
-                                + where + ": " + e.getMessage();
+                String msg = failure(s, e);
                 if (exitOnFailure) {
                     pf.close();
                     throw new IOException("Error: " + msg, e);
@@ -84,14 +79,105 @@ public final class PortForwards implements AutoCloseable {
                 warn.accept("Warning: " + msg);
             }
         }
+        session.setAttribute(KEY, pf);
         return pf;
+    }
+
+    /** ssh's words for a forwarding that could not be set up (after "Warning: " or "Error: "). */
+    public static String failure(ForwardSpec s, Throwable e) {
+        String where = s.bindPath() != null ? "path " + s.bindPath() : "port " + s.bindPort();
+        return s.kind() == ForwardSpec.Kind.REMOTE
+                ? "remote port forwarding failed for listen " + where
+                : "Could not request " + s.kind().name().toLowerCase(Locale.ROOT) + " forwarding on "
+                        + where + ": " + e.getMessage();
+    }
+
+    /** The session's forwardings (none started yet: an empty set, to which {@code ~C} and the mux add). */
+    public static PortForwards of(ClientSession session) {
+        return session.getAttribute(KEY);
+    }
+
+    /** Sets up one forwarding on the running session; it lives until cancelled or the session ends. */
+    public void add(ForwardSpec s) throws IOException {
+        switch (s.kind()) {
+            case LOCAL -> {
+                if (s.bindPath() == null && s.targetPath() == null) {
+                    debug.accept(localConnections(s, gatewayPorts, s.targetHost() + ":" + s.targetPort()), 1);
+                    PortForwardingTracker t = session.createLocalPortForwardingTracker(
+                            new SshdSocketAddress(localBind(s, gatewayPorts), s.bindPort()),
+                            new SshdSocketAddress(s.targetHost(), s.targetPort()));
+                    InetSocketAddress bound = t.getBoundAddress().toInetSocketAddress();
+                    active.add(new Active(s, bound.getPort(), t));
+                    debug.accept(listening(bound), 1);
+                } else {
+                    LocalForwardListener l = localStreamLocal(session, s, gatewayPorts, unix, warn);
+                    active.add(new Active(s, s.bindPort() == null ? -1
+                            : ((InetSocketAddress) l.boundAddress()).getPort(), l));
+                }
+            }
+            case DYNAMIC -> {
+                debug.accept(localConnections(s, gatewayPorts, "socks:0"), 1);
+                LocalForwardListener l = LocalForwardListener.socks(session,
+                        new InetSocketAddress(localBind(s, gatewayPorts), s.bindPort()), warn, debug);
+                InetSocketAddress bound = (InetSocketAddress) l.boundAddress();
+                active.add(new Active(s, bound.getPort(), l));
+                debug.accept(listening(bound), 1);
+            }
+            case REMOTE -> {
+                int port = remote(session, s, remoteOpen, warn);
+                String address = s.bindPath() != null ? null : remoteBind(s);
+                active.add(new Active(s, port, () -> {
+                    if (s.bindPath() != null) {
+                        RemoteForwards.cancelStreamLocal(session, s.bindPath());
+                    } else {
+                        RemoteForwards.cancelTcp(session, address, port);
+                    }
+                }));
+            }
+        }
+    }
+
+    /**
+     * Stops the forwarding of {@code kind} that listens on {@code cancel}'s {@code [bind_address:]port} (or path),
+     * as ssh's {@code -KL}/{@code -KR}/{@code -KD} and mux {@code -O cancel}: -KL does not match a -D listener.
+     *
+     * @return false when no such forwarding is active
+     */
+    public boolean cancel(ForwardSpec.Kind kind, ForwardSpec cancel) throws IOException {
+        for (Active a : active) {
+            ForwardSpec s = a.spec();
+            boolean match = s.kind() == kind && (cancel.bindPath() != null
+                    ? cancel.bindPath().equals(s.bindPath())
+                    : s.bindPath() == null && cancel.bindPort() != null
+                            && (cancel.bindPort() == a.port() || cancel.bindPort().equals(s.bindPort()))
+                            && sameBind(kind, s, cancel));
+            if (match && active.remove(a)) {
+                try {
+                    a.stop().close();
+                } catch (IOException e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw new IOException(e);
+                }
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean sameBind(ForwardSpec.Kind kind, ForwardSpec a, ForwardSpec b) {
+        if (b.bindAddress() == null) {
+            return true; // ssh: a port alone names the listener on that port
+        }
+        return kind == ForwardSpec.Kind.REMOTE ? remoteBind(a).equals(remoteBind(b))
+                : localBind(a, gatewayPorts).equals(localBind(b, gatewayPorts));
     }
 
     /**
      * -R through {@link RemoteForwards} (MINA's remote forwarding cannot serve SOCKS): connections to the server's
      * listener go to the target, or, without one, to a SOCKS4/5 server on the channel limited by PermitRemoteOpen.
      */
-    private static void remote(ClientSession session, ForwardSpec s, BiPredicate<String, Integer> remoteOpen,
+    private static int remote(ClientSession session, ForwardSpec s, BiPredicate<String, Integer> remoteOpen,
             Consumer<String> warn) throws IOException {
         RelayChannel.Route route = s.targetPath() != null
                 ? RelayChannel.Route.to(LocalTarget.unix(Path.of(s.targetPath())))
@@ -100,7 +186,7 @@ public final class PortForwards implements AutoCloseable {
                 : RelayChannel.Route.to(LocalTarget.tcp(s.targetHost(), s.targetPort()));
         if (s.bindPath() != null) {
             RemoteForwards.listenStreamLocal(session, s.bindPath(), route, REQUEST_TIMEOUT);
-            return;
+            return -1;
         }
         int bound = RemoteForwards.listenTcp(session, remoteBind(s), s.bindPort(), route, REQUEST_TIMEOUT);
         if (s.bindPort() == 0) {
@@ -109,6 +195,7 @@ public final class PortForwards implements AutoCloseable {
                     ? s.targetPath() : s.targetHost() == null ? "a SOCKS proxy" : s.targetHost() + ":"
                     + s.targetPort()));
         }
+        return bound;
     }
 
     /** ssh's StreamLocalBindMask and StreamLocalBindUnlink, for the Unix sockets -L creates. */
@@ -159,21 +246,18 @@ public final class PortForwards implements AutoCloseable {
         return a.equals("*") ? "" : a; // "" (given empty) asks for every interface too
     }
 
-    private static String describe(ForwardSpec s) {
-        return s.kind().name().toLowerCase(Locale.ROOT) + " " + s;
-    }
-
     @Override
     public void close() {
-        for (PortForwardingTracker t : trackers) {
+        for (Active a : active) {
+            if (a.spec().kind() == ForwardSpec.Kind.REMOTE) {
+                continue; // the server's listeners end with the connection
+            }
             try {
-                t.close();
-            } catch (IOException e) {
+                a.stop().close();
+            } catch (Exception e) {
                 // the session is going away; nothing to do about a listener that did not close
             }
         }
-        trackers.clear();
-        listeners.forEach(LocalForwardListener::close);
-        listeners.clear();
+        active.clear();
     }
 }

@@ -7,23 +7,39 @@ import java.io.PrintStream;
  * {@code -v}..{@code -vvv} ({@code debug1:}..{@code debug3:} lines). One place prints, so nothing is printed twice.
  */
 public final class ClientLog {
+    /** ssh's LogLevel names, in its order (the index is the level). */
+    private static final java.util.List<String> LEVELS =
+            java.util.List.of("QUIET", "FATAL", "ERROR", "INFO", "VERBOSE", "DEBUG1", "DEBUG2", "DEBUG3");
+    private static final int ERROR = 2;
+    private static final int INFO = 3;
+    private static final int DEBUG1 = 5;
+
     private final PrintStream err;
-    private final int verbosity;
-    private final boolean quiet;
+    /** An index in {@link #LEVELS}; changed while the session runs by the {@code ~v}/{@code ~V} escapes. */
+    private volatile int level;
 
     /** {@code verbosity} 0 = normal, 1..3 = -v..-vvv; {@code quiet} = -q or LogLevel QUIET/FATAL/ERROR. */
     public ClientLog(PrintStream err, int verbosity, boolean quiet) {
         this.err = err;
-        this.verbosity = verbosity;
-        this.quiet = quiet && verbosity == 0;
+        this.level = verbosity > 0 ? Math.min(DEBUG1 + verbosity - 1, LEVELS.size() - 1) : quiet ? 0 : INFO;
     }
 
     public int verbosity() {
-        return verbosity;
+        return Math.max(0, level - DEBUG1 + 1);
     }
 
     public boolean quiet() {
-        return quiet;
+        return level <= ERROR;
+    }
+
+    /**
+     * One step more ({@code up}) or less verbose, bounded as ssh's {@code ~v}/{@code ~V} (QUIET..DEBUG3).
+     *
+     * @return the new level's name, as ssh prints it ({@code LogLevel DEBUG1})
+     */
+    public String changeLevel(boolean up) {
+        level = up ? Math.min(level + 1, LEVELS.size() - 1) : Math.max(level - 1, 0);
+        return LEVELS.get(level);
     }
 
     /** Fatal errors: printed even with -q. */
@@ -34,7 +50,7 @@ public final class ClientLog {
 
     /** Errors and warnings: suppressed by -q. */
     public void error(String message) {
-        if (!quiet) {
+        if (!quiet()) {
             fatal(message);
         }
     }
@@ -52,11 +68,11 @@ public final class ClientLog {
     }
 
     public boolean debugEnabled(int level) {
-        return verbosity >= level;
+        return verbosity() >= level;
     }
 
     private void debug(int level, String message) {
-        if (verbosity >= level) {
+        if (verbosity() >= level) {
             fatal("debug" + level + ": " + message);
         }
     }

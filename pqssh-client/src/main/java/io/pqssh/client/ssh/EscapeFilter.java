@@ -1,69 +1,84 @@
 package io.pqssh.client.ssh;
 
+import java.io.ByteArrayOutputStream;
+import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 
 import org.apache.sshd.client.session.ClientSession;
+import org.apache.sshd.common.SshConstants;
+import org.apache.sshd.common.channel.Channel;
+import org.apache.sshd.common.util.buffer.Buffer;
+
+import io.pqssh.client.forward.PortForwards;
 
 /**
- * ssh's escape sequences on a pty session, recognised only right after a newline: {@code ~.} disconnects,
- * {@code ~?} lists them, {@code ~~} sends one {@code ~}, {@code ~^Z} suspends pqssh, {@code ~R} asks for a rekey.
- * Any other character after the escape character is sent with it.
+ * ssh's escape sequences on a pty session (clientloop.c's {@code process_escapes}), recognised only right after a
+ * newline: {@code ~.} disconnects, {@code ~B} sends a BREAK (RFC 4335), {@code ~C} opens the command line (with
+ * {@code EnableEscapeCommandline yes}, as OpenSSH 9.2), {@code ~R} asks for a rekey, {@code ~V}/{@code ~v} lower or
+ * raise the LogLevel, {@code ~^Z} suspends pqssh, {@code ~#} lists the open channels, {@code ~?} lists the escapes,
+ * {@code ~~} sends one {@code ~}; any other character is sent with the escape character. {@code ~&} is refused:
+ * ssh forks into the background, which a JVM cannot do. For a session a mux master runs for a client, {@code ~.} ends
+ * that session only and the escapes ssh keeps from mux clients get its "not available" line.
  */
-final class EscapeFilter {
+public final class EscapeFilter {
     private final int escape;
     private final ClientSession session;
+    private final Channel channel;
     private final PrintStream err;
     private final ClientLog log;
     private final LocalTerminal terminal;
+    private final boolean commandLine;
+    private final boolean muxClient;
     private boolean afterNewline = true;
     private boolean pending;
 
-    EscapeFilter(int escape, ClientSession session, PrintStream err, ClientLog log, LocalTerminal terminal) {
+    /**
+     * @param channel the session channel ({@code ~B} goes to it; {@code ~.} closes it for a mux client)
+     * @param err where escape messages go (the user's terminal: stderr, or a mux client's stderr)
+     * @param terminal the raw local terminal, or null (a mux client's session)
+     * @param commandLine {@code EnableEscapeCommandline}
+     * @param muxClient the session is a mux client's, run by this master
+     */
+    public EscapeFilter(int escape, ClientSession session, Channel channel, PrintStream err, ClientLog log,
+            LocalTerminal terminal, boolean commandLine, boolean muxClient) {
         this.escape = escape;
         this.session = session;
+        this.channel = channel;
         this.err = err;
         this.log = log;
         this.terminal = terminal;
+        this.commandLine = commandLine;
+        this.muxClient = muxClient;
     }
 
-    /** Filters {@code buf[0..n)}; returns the bytes to send, or null when the session was closed. */
-    byte[] filter(byte[] buf, int n) throws IOException {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(n + 1);
+    /**
+     * Filters {@code buf[0..n)}; returns the bytes to send, or null when the session was closed.
+     *
+     * @param in where the rest of the input comes from (the {@code ~C} line is read from it)
+     */
+    public byte[] filter(byte[] buf, int n, InputStream in) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(n + 1);
         for (int i = 0; i < n; i++) {
             int c = buf[i] & 0xff;
             if (pending) {
                 pending = false;
-                if (c == '.') {
-                    message("\r\n" + (char) escape + ".\r\nConnection to " + host() + " closed.\r\n");
-                    session.close(true);
-                    return null;
-                }
-                if (c == '?') {
-                    help();
-                    afterNewline = false;
-                    continue;
-                }
+                afterNewline = false;
                 if (c == escape) {
                     out.write(c);
-                    afterNewline = false;
                     continue;
                 }
-                if (c == 0x1a) { // Ctrl-Z
-                    suspend();
-                    afterNewline = false;
-                    continue;
+                if (!escape(c, in)) {
+                    if (c == '.') {
+                        return null;
+                    }
+                    out.write(escape);
+                    out.write(c);
+                    afterNewline = c == '\r' || c == '\n';
                 }
-                if (c == 'R') {
-                    message("\r\n" + (char) escape + "R\r\n");
-                    session.reExchangeKeys();
-                    log.debug1("rekey requested");
-                    afterNewline = false;
-                    continue;
-                }
-                out.write(escape);
-                out.write(c);
-                afterNewline = c == '\r' || c == '\n';
                 continue;
             }
             if (afterNewline && c == escape) {
@@ -74,6 +89,58 @@ final class EscapeFilter {
             afterNewline = c == '\r' || c == '\n';
         }
         return out.toByteArray();
+    }
+
+    /** Carries out escape {@code c}; false when it is not one (then it is sent), or for {@code ~.}. */
+    private boolean escape(int c, InputStream in) throws IOException {
+        char e = (char) escape;
+        switch (c) {
+            case '.' -> {
+                if (muxClient) {
+                    message(e + ".\r\n");
+                    channel.close(false);
+                } else {
+                    message("\r\n" + e + ".\r\nConnection to " + host() + " closed.\r\n");
+                    session.close(true);
+                }
+                return false;
+            }
+            case 'B' -> {
+                message(e + "B\r\n");
+                Buffer b = session.createBuffer(SshConstants.SSH_MSG_CHANNEL_REQUEST, 32);
+                b.putUInt(channel.getRecipient());
+                b.putString("break");
+                b.putBoolean(false);
+                b.putUInt(1000); // ms, as ssh
+                channel.writePacket(b);
+                log.debug1("sent break request");
+            }
+            case 'R' -> {
+                session.reExchangeKeys(); // silent, as ssh
+                log.debug1("rekey requested");
+            }
+            case '#' -> message(e + "#\r\n" + OpenChannels.message(session));
+            case '?' -> help();
+            case 'V', 'v', 0x1a, 'C', '&' -> {
+                if (muxClient) {
+                    message(e + (c == 0x1a ? "^Z" : String.valueOf((char) c))
+                            + " escape not available to multiplexed sessions\r\n");
+                } else if (c == 0x1a) {
+                    suspend();
+                } else if (c == 'C') {
+                    commandLine(in);
+                } else if (c == '&') {
+                    // ssh forks: the parent exits 0 and the child serves the open forwardings; a JVM cannot fork
+                    message(e + "& escape not available: pqssh cannot fork into the background\r\n");
+                } else {
+                    message(e + String.valueOf((char) c) + " [LogLevel " + log.changeLevel(c == 'v') + "]\r\n");
+                }
+            }
+            default -> {
+                return false;
+            }
+        }
+        return true;
     }
 
     private String host() {
@@ -87,19 +154,70 @@ final class EscapeFilter {
         return String.valueOf(a);
     }
 
+    /** ssh's esc_txt, without what pqssh or a mux client's session does not offer. */
     private void help() {
         char e = (char) escape;
-        message("\r\n" + e + "?\r\nSupported escape sequences:\r\n"
-                + " " + e + ".   - terminate connection\r\n"
-                + " " + e + "R   - request rekey\r\n"
-                + " " + e + "^Z  - suspend pqssh\r\n"
-                + " " + e + "?   - this message\r\n"
-                + " " + e + e + "   - send the escape character by typing it twice\r\n"
-                + "(Note that escapes are only recognized immediately after newline.)\r\n");
+        StringBuilder b = new StringBuilder().append(e).append("?\r\nSupported escape sequences:\r\n");
+        line(b, ".", muxClient ? "terminate session" : "terminate connection (and any multiplexed sessions)");
+        line(b, "B", "send a BREAK to the remote system");
+        if (commandLine && !muxClient) {
+            line(b, "C", "open a command line");
+        }
+        line(b, "R", "request rekey");
+        if (!muxClient) {
+            line(b, "V/v", "decrease/increase verbosity (LogLevel)");
+            line(b, "^Z", "suspend pqssh");
+        }
+        line(b, "#", "list forwarded connections");
+        line(b, "?", "this message");
+        b.append(' ').append(e).append(e).append("   - send the escape character by typing it twice\r\n")
+                .append("(Note that escapes are only recognized immediately after newline.)\r\n");
+        message(b.toString());
+    }
+
+    private void line(StringBuilder b, String cmd, String text) {
+        b.append(' ').append((char) escape).append(String.format("%-3s", cmd)).append(" - ").append(text)
+                .append("\r\n");
+    }
+
+    /** ssh's {@code ~C}: the terminal cooked, {@code ssh> } on it, one line read with echo, then raw again. */
+    private void commandLine(InputStream in) throws IOException {
+        if (!commandLine) {
+            message("commandline disabled\r\n");
+            return;
+        }
+        if (terminal != null) {
+            terminal.restore();
+        }
+        try {
+            try (OutputStream tty = new FileOutputStream("/dev/tty")) {
+                tty.write("\r\nssh> ".getBytes(StandardCharsets.UTF_8));
+                tty.flush();
+            } catch (IOException ex) {
+                message("\r\nssh> ");
+            }
+            String line = readLine(in);
+            if (line != null) {
+                new EscapeCommandLine(PortForwards.of(session), log::error).run(line);
+            }
+        } finally {
+            if (terminal != null) {
+                terminal.enterRaw();
+            }
+        }
+    }
+
+    private static String readLine(InputStream in) throws IOException {
+        ByteArrayOutputStream line = new ByteArrayOutputStream();
+        int b;
+        while ((b = in.read()) >= 0 && b != '\n' && b != '\r') {
+            line.write(b);
+        }
+        return b < 0 && line.size() == 0 ? null : line.toString(StandardCharsets.UTF_8);
     }
 
     private void suspend() {
-        message("\r\n" + (char) escape + "^Z [suspend pqssh]\r\n");
+        message((char) escape + "^Z [suspend pqssh]\r\n");
         if (terminal != null) {
             terminal.restore();
         }

@@ -74,10 +74,8 @@ public final class Forwarding {
                 session.setAttribute(FORWARD_AGENT, Boolean.TRUE);
             }
         }
+        // started even without forwardings: ~C and the mux's -O forward add to it
         List<ForwardSpec> specs = config.forwards();
-        if (specs.isEmpty()) {
-            return;
-        }
         for (ForwardSpec s : specs) {
             if (s.kind() == ForwardSpec.Kind.REMOTE || s.bindPath() != null || s.targetPath() != null) {
                 log.debug1("forwarding " + s.kind().name().toLowerCase(java.util.Locale.ROOT) + " " + s);

@@ -41,6 +41,13 @@ public final class SessionRunner {
     private final PrintStream stdout;
     private final PrintStream stderr;
     private final boolean stdinIsTerminal;
+    private boolean escapeCommandLine;
+
+    /** {@code EnableEscapeCommandline}: whether {@code ~C} opens the command line. */
+    public SessionRunner escapeCommandLine(boolean enabled) {
+        this.escapeCommandLine = enabled;
+        return this;
+    }
 
     public SessionRunner(ClientSession session, ClientLog log, InputStream stdin, PrintStream stdout,
             PrintStream stderr, boolean stdinIsTerminal) {
@@ -158,7 +165,7 @@ public final class SessionRunner {
                 toRemote.close(); // EOF at once, as ssh -n
             } else {
                 EscapeFilter filter = escapeChar < 0 ? null
-                        : new EscapeFilter(escapeChar, session, stderr, log, raw);
+                        : new EscapeFilter(escapeChar, session, ch, stderr, log, raw, escapeCommandLine, false);
                 pump = new Thread(() -> pump(from, toRemote, filter), "pqssh-stdin");
                 pump.setDaemon(true);
                 pump.start();
@@ -193,7 +200,7 @@ public final class SessionRunner {
                 }
                 byte[] data = buf;
                 if (filter != null) {
-                    data = filter.filter(buf, n);
+                    data = filter.filter(buf, n, from);
                     if (data == null) {
                         return; // ~. : the filter closed the session
                     }

@@ -52,6 +52,11 @@ public final class OutgoingRelayChannel extends AbstractClientChannel {
         this.toPeerFirst = toPeerFirst.clone();
     }
 
+    /** The local end: the accepted connection this channel carries (for listings such as ssh's {@code ~#}). */
+    public SocketChannel local() {
+        return local;
+    }
+
     @Override
     public synchronized OpenFuture open() throws IOException {
         if (isClosing()) {

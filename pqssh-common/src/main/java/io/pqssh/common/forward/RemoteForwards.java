@@ -124,4 +124,28 @@ public final class RemoteForwards {
             throw new SshException("remote port forwarding failed for listen path " + path);
         }
     }
+
+    /**
+     * Sends {@code cancel-tcpip-forward} for a listener this session asked for (no reply wanted, as ssh's
+     * {@code channel_request_rforward_cancel}) and stops routing its connections.
+     */
+    public static void cancelTcp(Session session, String address, int port) throws IOException {
+        of(session).tcp.remove(port);
+        Buffer b = session.createBuffer(SshConstants.SSH_MSG_GLOBAL_REQUEST, address.length() + 48);
+        b.putString("cancel-tcpip-forward");
+        b.putBoolean(false);
+        b.putString(address);
+        b.putUInt(port);
+        session.writePacket(b);
+    }
+
+    /** {@link #cancelTcp} for a server-side socket ({@code cancel-streamlocal-forward@openssh.com}). */
+    public static void cancelStreamLocal(Session session, String path) throws IOException {
+        of(session).streamLocal.remove(path);
+        Buffer b = session.createBuffer(SshConstants.SSH_MSG_GLOBAL_REQUEST, path.length() + 64);
+        b.putString("cancel-streamlocal-forward@openssh.com");
+        b.putBoolean(false);
+        b.putString(path);
+        session.writePacket(b);
+    }
 }
