@@ -348,6 +348,49 @@ class ConnectionSharingTest {
         sh(CliHarness.SSH + " -S " + socket + " -O exit " + dest());
     }
 
+    /**
+     * The escape character of a pty session through a pqssh master, run by the master as ssh's: {@code ~?} lists
+     * what a multiplexed session has, {@code ~C}, {@code ~v}, {@code ~&} get ssh's "not available" line, {@code ~.}
+     * ends that session only (255, "Shared connection ... closed.") and the master serves the next client.
+     */
+    @Test
+    void escapesOfPtySessionsThroughAPqsshMaster() throws Exception {
+        Path socket = dir.resolve("ctl");
+        Path masterLog = dir.resolve("master.log");
+        CliHarness.Result m = sh("$PQSSH ssh " + common() + " -M -S " + socket + " -fN " + dest() + " >" + masterLog
+                + " 2>&1");
+        assertEquals(0, m.rc(), m.all() + CliHarness.read(masterLog));
+        check(socket);
+        for (String client : List.of(CliHarness.SSH + " -S " + socket, "$PQSSH ssh " + common() + " -S " + socket)) {
+            Path rc = dir.resolve("rc");
+            Files.deleteIfExists(rc);
+            Path script = TmuxPane.script(dir, "esc.sh", client + " -t " + dest() + "\necho $? > " + rc
+                    + "\necho LOCAL-SCRIPT-DONE");
+            try (TmuxPane pane = new TmuxPane(script, 100, 40)) {
+                Thread.sleep(1000);
+                pane.line("echo UP-$((1+1))");
+                pane.awaitText(Duration.ofSeconds(60), "UP-2");
+                pane.key("Enter");
+                pane.type("~?");
+                String s = pane.awaitText(Duration.ofSeconds(60), "(Note that escapes");
+                assertTrue(s.contains(" ~.   - terminate session") && s.contains(" ~#   - list forwarded connections")
+                        && !s.contains("~C   -") && !s.contains("~^Z"), client + ":\n" + s);
+                for (String e : List.of("C", "v", "&")) {
+                    pane.key("Enter");
+                    pane.type("~" + e);
+                    pane.awaitText(Duration.ofSeconds(60), "~" + e + " escape not available to multiplexed sessions");
+                }
+                pane.key("Enter");
+                pane.type("~.");
+                s = pane.awaitText(Duration.ofSeconds(60), "LOCAL-SCRIPT-DONE");
+                assertTrue(s.contains("Shared connection to 127.0.0.1 closed."), client + ":\n" + s);
+                assertEquals("255", Files.readString(rc).strip(), client + ":\n" + s);
+            }
+        }
+        assertEquals(1, logins(), CliHarness.read(sshdLog));
+        sh(CliHarness.SSH + " -S " + socket + " -O exit " + dest());
+    }
+
     @Test
     void askIsRefusedAndMinusOWordsAreChecked() throws Exception {
         CliHarness.Result ask = CliHarness.pqssh("ssh", "-F", "none", "-o", "ControlMaster=ask", "-o",

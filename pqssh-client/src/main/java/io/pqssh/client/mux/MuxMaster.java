@@ -3,6 +3,7 @@ package io.pqssh.client.mux;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,6 +24,7 @@ import org.apache.sshd.client.session.ClientSession;
 import org.apache.sshd.common.util.net.SshdSocketAddress;
 
 import io.pqssh.client.ssh.ClientLog;
+import io.pqssh.client.ssh.EscapeFilter;
 
 /**
  * The ControlMaster side of OpenSSH's connection sharing (PROTOCOL.mux, version 4): a Unix socket at the
@@ -337,7 +339,7 @@ public final class MuxMaster implements AutoCloseable {
             m.u32(); // X11: not implemented, so never requested
             boolean wantAgent = m.u32() != 0;
             boolean subsystem = m.u32() != 0;
-            m.u32(); // escape character: see docs/client.md (not applied to shared sessions)
+            int escape = m.u32(); // run here for the client's pty session, as ssh's master does
             String term = m.string();
             String command = m.string();
             List<String[]> env = new ArrayList<>();
@@ -402,7 +404,10 @@ public final class MuxMaster implements AutoCloseable {
                 ttys.add(tty);
             }
             send(MuxBuffer.writing(Mux.S_SESSION_OPENED).u32(rid).u32(sid));
-            relayInput(in, ch.getInvertedIn());
+            EscapeFilter filter = wantTty && escape != Mux.NO_ESCAPE && escape >= 0 && escape < 256
+                    ? EscapeFilter.forMuxClient(escape, session, ch, new PrintStream(FdStreams.output(err), true), log)
+                    : null;
+            relayInput(in, ch.getInvertedIn(), filter);
             Thread waiter = new Thread(() -> finishSession(ch, sid), "pqssh-mux-session");
             waiter.setDaemon(true);
             waiter.start();
@@ -441,7 +446,7 @@ public final class MuxMaster implements AutoCloseable {
             channel = ch;
             int sid = nextSessionId.getAndIncrement();
             send(MuxBuffer.writing(Mux.S_SESSION_OPENED).u32(rid).u32(sid));
-            relayInput(fds.get(0), ch.getInvertedIn());
+            relayInput(fds.get(0), ch.getInvertedIn(), null);
             Thread waiter = new Thread(() -> finishSession(ch, -1), "pqssh-mux-stdio");
             waiter.setDaemon(true);
             waiter.start();
@@ -452,7 +457,7 @@ public final class MuxMaster implements AutoCloseable {
          * Copies the client's stdin to the channel on a thread of its own, which also closes that descriptor when it
          * stops: closing it from another thread could let this one read a number already given to a new file.
          */
-        private void relayInput(int fd, OutputStream toRemote) {
+        private void relayInput(int fd, OutputStream toRemote, EscapeFilter filter) {
             synchronized (fds) {
                 fds.remove(Integer.valueOf(fd));
             }
@@ -462,7 +467,15 @@ public final class MuxMaster implements AutoCloseable {
                 try {
                     int n;
                     while ((n = from.read(buf, 0, buf.length)) >= 0) {
-                        toRemote.write(buf, 0, n);
+                        byte[] data = buf;
+                        if (filter != null) {
+                            data = filter.filter(buf, n, from);
+                            if (data == null) {
+                                return; // ~. : the filter closed this session
+                            }
+                            n = data.length;
+                        }
+                        toRemote.write(data, 0, n);
                         toRemote.flush();
                     }
                     if (!sessionOver) {

@@ -43,7 +43,7 @@ public final class EscapeFilter {
      * @param commandLine {@code EnableEscapeCommandline}
      * @param muxClient the session is a mux client's, run by this master
      */
-    public EscapeFilter(int escape, ClientSession session, Channel channel, PrintStream err, ClientLog log,
+    EscapeFilter(int escape, ClientSession session, Channel channel, PrintStream err, ClientLog log,
             LocalTerminal terminal, boolean commandLine, boolean muxClient) {
         this.escape = escape;
         this.session = session;
@@ -53,6 +53,12 @@ public final class EscapeFilter {
         this.terminal = terminal;
         this.commandLine = commandLine;
         this.muxClient = muxClient;
+    }
+
+    /** The filter a mux master runs on a client's pty session; messages go to the client's stderr. */
+    public static EscapeFilter forMuxClient(int escape, ClientSession session, Channel channel, PrintStream err,
+            ClientLog log) {
+        return new EscapeFilter(escape, session, channel, err, log, null, false, true);
     }
 
     /**
@@ -97,8 +103,7 @@ public final class EscapeFilter {
         switch (c) {
             case '.' -> {
                 if (muxClient) {
-                    message(e + ".\r\n");
-                    channel.close(false);
+                    channel.close(false); // the client says "Shared connection to HOST closed.", as ssh's
                 } else {
                     message("\r\n" + e + ".\r\nConnection to " + host() + " closed.\r\n");
                     session.close(true);
