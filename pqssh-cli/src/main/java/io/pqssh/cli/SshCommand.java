@@ -483,8 +483,10 @@ public final class SshCommand implements Callable<Integer> {
         }
         if (proxied) {
             log.debug1("Executing proxy command: exec " + proxyCommand.get());
-            b.proxy(io.pqssh.client.proxy.ProxyTransport.command(
-                    io.pqssh.client.proxy.ProxyCommand.of(proxyCommand.get(), System.getenv())));
+            io.pqssh.client.proxy.ProxyCommand command =
+                    io.pqssh.client.proxy.ProxyCommand.of(proxyCommand.get(), System.getenv());
+            b.proxy(config.flag("ProxyUseFdpass", false) ? io.pqssh.client.proxy.FdPassProxy.opener(command)
+                    : io.pqssh.client.proxy.ProxyTransport.command(command));
             io.pqssh.client.forward.JumpHosts.target(b, host, p);
         }
 
@@ -792,6 +794,12 @@ public final class SshCommand implements Callable<Integer> {
             log.fatal(refused);
             log.fatal("stdio forwarding failed");
             return 255;
+        }
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof io.pqssh.client.proxy.FdPassProxy.NoConnectionException n) {
+                n.lines().forEach(log::fatal); // ProxyUseFdpass: ssh's lines, as OpenSSH 9.2 prints them
+                return 255;
+            }
         }
         if (causedBy(e, PqsshClient.BannerTimeoutException.class)) {
             // ssh's two lines (OpenSSH 9.2, measured against a listener that never speaks)

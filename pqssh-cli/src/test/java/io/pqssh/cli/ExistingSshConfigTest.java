@@ -108,7 +108,7 @@ class ExistingSshConfigTest {
     @Test
     void optionsWhoseIgnoringWouldWeakenSecurityStayErrors() throws Exception {
         for (String line : List.of("VerifyHostKeyDNS yes", "StrictHostKeyChecking sometimes", "CheckHostIP yes",
-                "RevokedHostKeys /etc/ssh/revoked", "HostKeyAlias other", "ProxyUseFdpass yes")) {
+                "RevokedHostKeys /etc/ssh/revoked", "HostKeyAlias other")) {
             Path config = write("bad", List.of("Host *", "    " + line));
             CliHarness.Result r = CliHarness.pqssh("ssh", "-F", config.toString(), "-G", "x");
             assertEquals(255, r.rc(), line + ": " + r.all());

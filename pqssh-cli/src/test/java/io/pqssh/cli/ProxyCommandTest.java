@@ -174,4 +174,41 @@ class ProxyCommandTest {
         assertEquals(255, token.rc(), token.all());
         assertTrue(token.err().contains("unknown key %u"), token.all());
     }
+
+    /**
+     * {@code ProxyUseFdpass yes}: a proxy (Python's socket.send_fds) connects to the server and passes the socket back
+     * over its stdout; pqssh logs in over that socket, to sshd and to pqssh server. A command that passes nothing back
+     * gives ssh's two lines and 255 (compared with OpenSSH's ssh on the same config).
+     */
+    @Test
+    void proxyUseFdpassTakesTheSocketTheCommandPassesBack() throws Exception {
+        java.nio.file.Path python = java.nio.file.Path.of("/usr/bin/python3");
+        CliHarness.requireBinary(python, "python3-minimal");
+        int pqssh = h.startServer(h.authorizedKeys());
+        Path dialer = dir.resolve("fdpass.py");
+        Files.writeString(dialer, "import socket, sys\n"
+                + "s = socket.create_connection((sys.argv[1], int(sys.argv[2])))\n"
+                + "socket.send_fds(socket.socket(fileno=1), [b'\\0'], [s.fileno()])\n");
+        Path cfg = config("Host fd-*", "    HostName 127.0.0.1", "    ProxyUseFdpass yes",
+                "    ProxyCommand " + python + " " + dialer + " %h %p",
+                "Host fd-sshd", "    Port " + sshd, "Host fd-pqssh", "    Port " + pqssh,
+                "Host nothing", "    ProxyUseFdpass yes", "    ProxyCommand /bin/true %h");
+        for (String host : List.of("fd-sshd", "fd-pqssh")) {
+            CliHarness.Result r = CliHarness.pqssh("ssh", "-F", cfg.toString(), "-v", host, "echo via-fdpass; exit 4");
+            assertEquals(4, r.rc(), host + ": " + r.all());
+            assertEquals("via-fdpass", r.out().strip(), host + ": " + r.all());
+            assertTrue(r.err().contains("Authenticated to 127.0.0.1 (via proxy)"), host + ": " + r.all());
+        }
+
+        List<String> want = List.of("mm_receive_fd: recvmsg: expected received 1 got 0",
+                "proxy dialer did not pass back a connection");
+        CliHarness.Result o = CliHarness.exec(dir, List.of(CliHarness.SSH.toString(), "-F", cfg.toString(), "nothing",
+                "true"));
+        assertEquals(255, o.rc(), o.all());
+        assertEquals(want, o.err().lines().filter(l -> !l.startsWith("Pseudo-terminal")).toList(), o.all());
+        CliHarness.Result r = CliHarness.pqssh("ssh", "-F", cfg.toString(), "nothing", "true");
+        assertEquals(255, r.rc(), r.all());
+        assertEquals(want, r.err().lines().filter(l -> !l.matches("\\d\\d:\\d\\d:\\d\\d\\..*")).toList(),
+                r.all());
+    }
 }

@@ -109,6 +109,7 @@ public final class Keywords {
         supported("KexGuessCache", false, Validators.exactly(1));
         supported("EarlyChannelOpen", false, Validators.flag());
         supported("EnableEscapeCommandline", false, Validators.flag());
+        supported("ProxyUseFdpass", false, Validators.flag());
 
         // OpenSSH ignores these itself: deprecated or removed options, and GSSAPI in builds without it
         for (String k : List.of("Protocol", "Cipher", "UseRoaming", "UseRsh", "FallBackToRsh", "UsePrivilegedPort",
@@ -160,7 +161,6 @@ public final class Keywords {
         unsupported("CheckHostIP", "no|false");
         unsupported("HostKeyAlias", null);
         unsupported("ObscureKeystrokeTiming", "no|false");
-        unsupported("ProxyUseFdpass", "no|false");
         unsupported("RequiredRSASize", null);
         unsupported("RevokedHostKeys", null);
         unsupported("VerifyHostKeyDNS", "no|false");

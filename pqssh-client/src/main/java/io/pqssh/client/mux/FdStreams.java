@@ -5,16 +5,17 @@ import java.io.InputStream;
 import java.io.OutputStream;
 
 /**
- * Streams over a file descriptor a mux client passed to the master (its stdin, stdout or stderr). Reads poll with a
+ * Streams over a file descriptor passed to pqssh: a mux client's stdin, stdout or stderr, or the socket a
+ * {@code ProxyUseFdpass} command passed back. Reads poll with a
  * timeout so that the relay stops when the session ends even while the client's stdin stays silent: close(2) does
  * not wake a thread blocked in read(2) on Linux.
  */
-final class FdStreams {
+public final class FdStreams {
     private FdStreams() {
     }
 
     /** Input from {@code fd} until end of input or until {@code stop} says the session is over (then end too). */
-    static InputStream input(int fd, java.util.function.BooleanSupplier stop) {
+    public static InputStream input(int fd, java.util.function.BooleanSupplier stop) {
         return new InputStream() {
             @Override
             public int read() throws IOException {
@@ -43,7 +44,7 @@ final class FdStreams {
     }
 
     /** Output to {@code fd}; every write goes straight to the descriptor. Closing does not close it. */
-    static OutputStream output(int fd) {
+    public static OutputStream output(int fd) {
         return new OutputStream() {
             @Override
             public void write(int b) throws IOException {

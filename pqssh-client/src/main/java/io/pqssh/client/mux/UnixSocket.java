@@ -58,6 +58,7 @@ public final class UnixSocket implements AutoCloseable {
     private static final MethodHandle BIND = fn("bind", FunctionDescriptor.of(INT, INT, ADDR, INT));
     private static final MethodHandle LISTEN = fn("listen", FunctionDescriptor.of(INT, INT, INT));
     private static final MethodHandle ACCEPT4 = fn("accept4", FunctionDescriptor.of(INT, INT, ADDR, ADDR, INT));
+    private static final MethodHandle SOCKETPAIR = fn("socketpair", FunctionDescriptor.of(INT, INT, INT, INT, ADDR));
     private static final MethodHandle CONNECT = fn("connect", FunctionDescriptor.of(INT, INT, ADDR, INT));
     private static final MethodHandle READ = fn("read", FunctionDescriptor.of(LONG, INT, ADDR, LONG));
     private static final MethodHandle SEND = fn("send", FunctionDescriptor.of(LONG, INT, ADDR, LONG, INT));
@@ -102,7 +103,7 @@ public final class UnixSocket implements AutoCloseable {
         private static final long serialVersionUID = 1L;
         private final int errno;
 
-        SysError(String call, int errno) {
+        public SysError(String call, int errno) {
             super(call + ": " + strerror(errno));
             this.errno = errno;
         }
@@ -147,6 +148,23 @@ public final class UnixSocket implements AutoCloseable {
             throw new SysError("socket", errno(st));
         }
         return s;
+    }
+
+    /** A connected pair of Unix stream sockets (close-on-exec), as socketpair(2). */
+    public static UnixSocket[] pair() throws IOException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment st = a.allocate(CAPTURE);
+            MemorySegment fds = a.allocate(INT, 2);
+            int rc = (int) SOCKETPAIR.invokeExact(st, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds);
+            if (rc < 0) {
+                throw new SysError("socketpair", errno(st));
+            }
+            return new UnixSocket[] {new UnixSocket(fds.getAtIndex(INT, 0)), new UnixSocket(fds.getAtIndex(INT, 1))};
+        } catch (IOException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IOException("socketpair: " + t, t);
+        }
     }
 
     /** Connects to the socket at {@code path}; a {@link SysError} says why not (ENOENT, ECONNREFUSED ...). */
@@ -540,7 +558,7 @@ public final class UnixSocket implements AutoCloseable {
     }
 
     /** Closes a descriptor received from a peer. */
-    static void closeFd(int fd) {
+    public static void closeFd(int fd) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment st = a.allocate(CAPTURE);
             int ignored = (int) CLOSE.invokeExact(st, fd);
