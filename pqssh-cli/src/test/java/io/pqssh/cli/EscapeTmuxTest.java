@@ -130,9 +130,7 @@ class EscapeTmuxTest {
             pane.line(login + " -o EnableEscapeCommandline=yes 2>" + log);
             awaitMarker(pane, "ONE", 60);
 
-            pane.key("Enter");
-            pane.type("~?");
-            awaitLog(log, "~C   - open a command line", 1);
+            typeEscape(pane, log, "~?", "~C   - open a command line");
             assertTrue(!CliHarness.read(log).contains("~&"), CliHarness.read(log));
 
             command(pane, log, "-L " + lport + ":127.0.0.1:" + port, "Forwarding port.", 1);
@@ -170,31 +168,17 @@ class EscapeTmuxTest {
             CliHarness.waitUntil(WAIT, () -> refused(dport), () -> "still listening on " + dport);
 
             // ~v twice: DEBUG1, and debug lines appear (~R logs one); ~V twice: back to INFO, and they stop
-            pane.key("Enter");
-            pane.type("~v");
-            awaitLog(log, "~v [LogLevel VERBOSE]", 1);
-            pane.key("Enter");
-            pane.type("~v");
-            awaitLog(log, "~v [LogLevel DEBUG1]", 1);
-            pane.key("Enter");
-            pane.type("~R");
-            awaitLog(log, "debug1: rekey requested", 1);
-            pane.key("Enter");
-            pane.type("~V");
-            awaitLog(log, "~V [LogLevel VERBOSE]", 1);
-            pane.key("Enter");
-            pane.type("~V");
-            awaitLog(log, "~V [LogLevel INFO]", 1);
+            typeEscape(pane, log, "~v", "~v [LogLevel VERBOSE]");
+            typeEscape(pane, log, "~v", "~v [LogLevel DEBUG1]");
+            typeEscape(pane, log, "~R", "debug1: rekey requested");
+            typeEscape(pane, log, "~V", "~V [LogLevel VERBOSE]");
+            typeEscape(pane, log, "~V", "~V [LogLevel INFO]");
             pane.key("Enter");
             pane.type("~R");
-            pane.key("Enter");
-            pane.type("~B");
-            awaitLog(log, "~B", 1);
+            typeEscape(pane, log, "~B", "~B");
             assertEquals(1, count(CliHarness.read(log), "debug1: rekey requested"), CliHarness.read(log));
 
-            pane.key("Enter");
-            pane.type("~&");
-            awaitLog(log, "~& escape not available: pqssh cannot fork into the background", 1);
+            typeEscape(pane, log, "~&", "~& escape not available: pqssh cannot fork into the background");
             awaitMarker(pane, "TWO", 30);
             pane.key("Enter");
             pane.type("~.");
@@ -205,12 +189,8 @@ class EscapeTmuxTest {
             Path log2 = dir.resolve("ssh-c2.log");
             pane.line(login + " 2>" + log2);
             awaitMarker(pane, "THREE", 60);
-            pane.key("Enter");
-            pane.type("~C");
-            awaitLog(log2, "commandline disabled", 1);
-            pane.key("Enter");
-            pane.type("~?");
-            awaitLog(log2, "Supported escape sequences:", 1);
+            typeEscape(pane, log2, "~C", "commandline disabled");
+            typeEscape(pane, log2, "~?", "Supported escape sequences:");
             assertTrue(!CliHarness.read(log2).contains("~C"), CliHarness.read(log2));
             awaitMarker(pane, "FOUR", 30);
             pane.key("Enter");
@@ -226,6 +206,13 @@ class EscapeTmuxTest {
         pane.await(WAIT, "ssh> prompt", s -> count(s, "ssh> ") > prompts);
         pane.line(line);
         awaitLog(log, answer, n);
+    }
+
+    /** Types an escape after a newline and waits until the log has {@code answer}. */
+    private static void typeEscape(TmuxPane pane, Path log, String escape, String answer) throws Exception {
+        pane.key("Enter");
+        pane.type(escape);
+        awaitLog(log, answer, 1);
     }
 
     private static void awaitLog(Path log, String text, int n) throws InterruptedException {
