@@ -795,11 +795,10 @@ public final class SshCommand implements Callable<Integer> {
             log.fatal("stdio forwarding failed");
             return 255;
         }
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof io.pqssh.client.proxy.FdPassProxy.NoConnectionException n) {
-                n.lines().forEach(log::fatal); // ProxyUseFdpass: ssh's lines, as OpenSSH 9.2 prints them
-                return 255;
-            }
+        java.util.Optional<List<String>> noFd = io.pqssh.client.proxy.FdPassProxy.failureLines(e);
+        if (noFd.isPresent()) {
+            noFd.get().forEach(log::fatal); // ProxyUseFdpass: ssh's lines, as OpenSSH 9.2 prints them
+            return 255;
         }
         if (causedBy(e, PqsshClient.BannerTimeoutException.class)) {
             // ssh's two lines (OpenSSH 9.2, measured against a listener that never speaks)

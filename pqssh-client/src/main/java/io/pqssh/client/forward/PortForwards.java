@@ -97,8 +97,12 @@ public final class PortForwards implements AutoCloseable {
         return session.getAttribute(KEY);
     }
 
-    /** Sets up one forwarding on the running session; it lives until cancelled or the session ends. */
-    public void add(ForwardSpec s) throws IOException {
+    /**
+     * Sets up one forwarding on the running session; it lives until cancelled or the session ends.
+     *
+     * @return the port it listens on (the server's choice for a remote {@code 0}), -1 for a Unix socket
+     */
+    public int add(ForwardSpec s) throws IOException {
         switch (s.kind()) {
             case LOCAL -> {
                 if (s.bindPath() == null && s.targetPath() == null) {
@@ -109,11 +113,12 @@ public final class PortForwards implements AutoCloseable {
                     InetSocketAddress bound = t.getBoundAddress().toInetSocketAddress();
                     active.add(new Active(s, bound.getPort(), t));
                     debug.accept(listening(bound), 1);
-                } else {
-                    LocalForwardListener l = localStreamLocal(session, s, gatewayPorts, unix, warn);
-                    active.add(new Active(s, s.bindPort() == null ? -1
-                            : ((InetSocketAddress) l.boundAddress()).getPort(), l));
+                    return bound.getPort();
                 }
+                LocalForwardListener l = localStreamLocal(session, s, gatewayPorts, unix, warn);
+                int port = s.bindPort() == null ? -1 : ((InetSocketAddress) l.boundAddress()).getPort();
+                active.add(new Active(s, port, l));
+                return port;
             }
             case DYNAMIC -> {
                 debug.accept(localConnections(s, gatewayPorts, "socks:0"), 1);
@@ -122,6 +127,7 @@ public final class PortForwards implements AutoCloseable {
                 InetSocketAddress bound = (InetSocketAddress) l.boundAddress();
                 active.add(new Active(s, bound.getPort(), l));
                 debug.accept(listening(bound), 1);
+                return bound.getPort();
             }
             case REMOTE -> {
                 int port = remote(session, s, remoteOpen, warn);
@@ -133,8 +139,15 @@ public final class PortForwards implements AutoCloseable {
                         RemoteForwards.cancelTcp(session, address, port);
                     }
                 }));
+                return port;
             }
+            default -> throw new IllegalArgumentException(s.kind().name());
         }
+    }
+
+    /** Whether exactly this forwarding is set up already (a fixed port; ssh's mux then answers OK again). */
+    public boolean isActive(ForwardSpec s) {
+        return (s.bindPort() == null || s.bindPort() != 0) && active.stream().anyMatch(a -> a.spec().equals(s));
     }
 
     /**

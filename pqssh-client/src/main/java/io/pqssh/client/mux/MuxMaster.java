@@ -23,6 +23,7 @@ import org.apache.sshd.client.channel.PtyCapableChannelSession;
 import org.apache.sshd.client.session.ClientSession;
 import org.apache.sshd.common.util.net.SshdSocketAddress;
 
+import io.pqssh.client.config.ForwardSpec;
 import io.pqssh.client.ssh.ClientLog;
 import io.pqssh.client.ssh.EscapeFilter;
 
@@ -312,10 +313,75 @@ public final class MuxMaster implements AutoCloseable {
                 case Mux.C_NEW_STDIO_FWD -> {
                     return stdioForward(rid, m);
                 }
+                case Mux.C_OPEN_FWD, Mux.C_CLOSE_FWD -> {
+                    return forward(type == Mux.C_OPEN_FWD, rid, m);
+                }
                 default -> {
                     log.debug1("mux: unsupported mux message 0x" + String.format("%08x", type));
                     send(MuxBuffer.writing(Mux.S_FAILURE).u32(rid).string("unsupported request"));
                 }
+            }
+            return true;
+        }
+
+        /**
+         * MUX_C_OPEN_FWD / MUX_C_CLOSE_FWD ({@code ssh -O forward|cancel -L/-R/-D}): the forwarding is added to or
+         * cancelled on this connection through the code {@code -L/-R/-D} and {@code ~C} use; ssh's replies and
+         * failure reasons.
+         */
+        private boolean forward(boolean open, int rid, MuxBuffer m) throws IOException {
+            int ftype = m.u32();
+            String listenHost = m.string();
+            int listenPort = m.u32();
+            String connectHost = m.string();
+            int connectPort = m.u32();
+            ForwardSpec.Kind kind = switch (ftype) {
+                case 1 -> ForwardSpec.Kind.LOCAL;
+                case 2 -> ForwardSpec.Kind.REMOTE;
+                case 3 -> ForwardSpec.Kind.DYNAMIC;
+                default -> null;
+            };
+            if (kind == null || !portOrPath(listenPort) || !portOrPath(connectPort)) {
+                log.error("mux: malformed forwarding request");
+                return false;
+            }
+            boolean listenPath = listenPort == PORT_STREAMLOCAL;
+            boolean connectPath = connectPort == PORT_STREAMLOCAL;
+            ForwardSpec spec = new ForwardSpec(kind, listenPath || listenHost.isEmpty() ? null : listenHost,
+                    listenPath ? null : listenPort, listenPath ? listenHost : null,
+                    connectPath || connectHost.isEmpty() ? null : connectHost,
+                    connectPath || connectHost.isEmpty() ? null : connectPort, connectPath ? connectHost : null);
+            io.pqssh.client.forward.PortForwards forwards = io.pqssh.client.forward.PortForwards.of(session);
+            log.debug1("mux: " + (open ? "open" : "close") + " forwarding " + kind.name().toLowerCase(
+                    java.util.Locale.ROOT) + " " + spec);
+            if (!open) {
+                boolean found;
+                try {
+                    found = forwards != null && forwards.cancel(kind, spec);
+                } catch (IOException e) {
+                    found = false;
+                }
+                send(found ? MuxBuffer.writing(Mux.S_OK).u32(rid)
+                        : MuxBuffer.writing(Mux.S_FAILURE).u32(rid).string("port not forwarded"));
+                return true;
+            }
+            if (forwards == null) {
+                send(MuxBuffer.writing(Mux.S_FAILURE).u32(rid).string("Port forwarding failed"));
+                return true;
+            }
+            if (forwards.isActive(spec)) {
+                send(MuxBuffer.writing(Mux.S_OK).u32(rid)); // ssh: "already forwarded" is success
+                return true;
+            }
+            try {
+                int bound = forwards.add(spec);
+                send(kind == ForwardSpec.Kind.REMOTE && !listenPath && listenPort == 0
+                        ? MuxBuffer.writing(Mux.S_REMOTE_PORT).u32(rid).u32(bound)
+                        : MuxBuffer.writing(Mux.S_OK).u32(rid));
+            } catch (IOException | RuntimeException e) {
+                log.debug1("mux: forwarding failed: " + e.getMessage());
+                send(MuxBuffer.writing(Mux.S_FAILURE).u32(rid).string(kind == ForwardSpec.Kind.REMOTE
+                        ? io.pqssh.client.forward.PortForwards.failure(spec, e) : "Port forwarding failed"));
             }
             return true;
         }
@@ -531,6 +597,13 @@ public final class MuxMaster implements AutoCloseable {
                 closeFds();
             }
         }
+    }
+
+    /** PROTOCOL.mux's port number for "a Unix socket path in the host field". */
+    private static final int PORT_STREAMLOCAL = -2;
+
+    private static boolean portOrPath(int port) {
+        return port == PORT_STREAMLOCAL || (port >= 0 && port <= 65535);
     }
 
     private void terminate() {

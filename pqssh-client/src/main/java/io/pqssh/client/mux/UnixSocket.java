@@ -81,6 +81,9 @@ public final class UnixSocket implements AutoCloseable {
             FunctionDescriptor.of(INT, INT, LONG, ADDR), Linker.Option.firstVariadicArg(2));
     private static final long TIOCGWINSZ = 0x5413;
 
+    /** {@link #receiveFd}'s words when the peer closed without sending one. */
+    public static final String CLOSED_BEFORE_FD = "recvmsg: connection closed before a file descriptor arrived";
+
     private final int fd;
     private volatile boolean closed;
     private volatile boolean stopping;
@@ -475,7 +478,7 @@ public final class UnixSocket implements AutoCloseable {
                 throw new SysError("recvmsg", errno(st));
             }
             if (r == 0) {
-                throw new IOException("recvmsg: connection closed before a file descriptor arrived");
+                throw new IOException(CLOSED_BEFORE_FD);
             }
             long controlLen = msg.get(LONG, 40);
             if (controlLen < 20 || control.get(INT, 8) != SOL_SOCKET || control.get(INT, 12) != SCM_RIGHTS

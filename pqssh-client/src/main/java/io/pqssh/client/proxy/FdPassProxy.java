@@ -38,21 +38,34 @@ public final class FdPassProxy {
     private FdPassProxy() {
     }
 
+    private static final String NO_CONNECTION = "proxy dialer did not pass back a connection";
+
     /** The command passed no descriptor back (it exited, or sent data without one): ssh's fatal error. */
-    public static final class NoConnectionException extends IOException {
+    static final class NoConnectionException extends IOException {
         private static final long serialVersionUID = 1L;
 
         NoConnectionException(IOException cause) {
-            super("proxy dialer did not pass back a connection", cause);
+            super(NO_CONNECTION, cause);
         }
+    }
 
-        /** ssh's lines: mm_receive_fd's complaint when the command closed its end, then the fatal one. */
-        public java.util.List<String> lines() {
-            return getCause() != null && getCause().getMessage() != null
-                    && getCause().getMessage().contains("connection closed")
-                    ? java.util.List.of("mm_receive_fd: recvmsg: expected received 1 got 0", getMessage())
-                    : java.util.List.of(getMessage());
+    /**
+     * ssh's lines for a connect failure that was {@link NoConnectionException} (MINA's connect future rewraps it, so
+     * it is found by its words): mm_receive_fd's complaint when the command closed its end, then the fatal one.
+     */
+    public static java.util.Optional<java.util.List<String>> failureLines(Throwable failure) {
+        boolean found = false;
+        boolean closed = false;
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            String m = String.valueOf(t.getMessage());
+            found |= m.contains(NO_CONNECTION);
+            closed |= m.contains(UnixSocket.CLOSED_BEFORE_FD);
         }
+        if (!found) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(closed ? java.util.List.of("mm_receive_fd: recvmsg: expected received 1 got 0",
+                NO_CONNECTION) : java.util.List.of(NO_CONNECTION));
     }
 
     private static MethodHandle fn(String name, FunctionDescriptor d) {
