@@ -99,7 +99,7 @@ final class ConnectionSharing {
         }
         try {
             if (muxCommand != null) {
-                return Optional.of(control(log));
+                return Optional.of(control(config, log));
             }
             if (isPersistChild()) {
                 return Optional.empty();
@@ -135,7 +135,7 @@ final class ConnectionSharing {
     }
 
     /** {@code -O check|exit|stop}: ssh's messages, on stderr with CR LF as ssh prints them. */
-    private int control(ClientLog log) throws MuxClient.MuxFailure {
+    private int control(ClientConfig config, ClientLog log) throws MuxClient.MuxFailure, ConfigException {
         MuxClient.Attempt a = MuxClient.connect(path, false, log);
         if (!a.connected()) {
             log.fatal("Control socket connect(" + path + "): " + a.reason());
@@ -159,11 +159,41 @@ final class ConnectionSharing {
                         System.err.print("Stop listening request sent.\r\n");
                     }
                 }
+                case "forward", "cancel" -> {
+                    return forwards(c, muxCommand.equals("forward"), config, log);
+                }
                 default -> throw new IllegalStateException(muxCommand);
             }
             System.err.flush();
             return 0;
         }
+    }
+
+    /**
+     * {@code -O forward|cancel}: each -L/-R/-D (and LocalForward... of the configuration) sent to the master, as ssh's
+     * {@code mux_client_forwards}: the port of a {@code -R 0:…} on stdout; a refusal is ssh's error line, then for
+     * forward its fatal line and 255, for cancel an error line and still 0 (OpenSSH 9.2 exits 0 there).
+     */
+    private static int forwards(MuxClient c, boolean open, ClientConfig config, ClientLog log)
+            throws ConfigException {
+        for (io.pqssh.client.config.ForwardSpec f : config.forwards()) {
+            try {
+                int port = c.forward(open, f);
+                if (open && port >= 0) {
+                    System.out.println(port);
+                    System.out.flush();
+                }
+            } catch (MuxClient.MuxFailure e) {
+                log.error("mux_client_forward: " + e.getMessage());
+                if (open) {
+                    log.fatal("muxclient: master forward request failed");
+                    return 255;
+                }
+                log.error("muxclient: master cancel forward request failed");
+                return 0;
+            }
+        }
+        return 0;
     }
 
     /** A session (or -W) through the master, with this process's stdin, stdout and stderr. */

@@ -159,8 +159,8 @@ final class SshArguments {
             throw new UsageException("Multiplexing command already specified", false);
         }
         switch (value) {
-            case "check", "exit", "stop" -> into.muxCommand = value;
-            case "forward", "cancel", "conninfo", "channels", "proxy" -> throw new UsageException("-O " + value
+            case "check", "exit", "stop", "forward", "cancel" -> into.muxCommand = value;
+            case "conninfo", "channels", "proxy" -> throw new UsageException("-O " + value
                     + " is not implemented by pqssh ssh (docs/client.md)", false);
             default -> throw new UsageException("Invalid multiplex command.", false);
         }

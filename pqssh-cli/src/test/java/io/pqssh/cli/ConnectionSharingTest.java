@@ -392,13 +392,13 @@ class ConnectionSharingTest {
     }
 
     /**
-     * {@code ssh -O forward|cancel} (MUX_C_OPEN_FWD, MUX_C_CLOSE_FWD) by OpenSSH's ssh against a pqssh master, each
-     * step run against an OpenSSH master too and compared (exit status, stdout, stderr): -L works through the master's
-     * connection and stops when cancelled; -R 0 prints the allocated port, which reaches the server; -D; the same -L
+     * {@code -O forward|cancel} (MUX_C_OPEN_FWD, MUX_C_CLOSE_FWD) by OpenSSH's ssh and by pqssh ssh, each against a
+     * pqssh master and an OpenSSH master, every step with the same expected exit status, stdout and stderr: -L works
+     * through the master's connection and stops when cancelled; -R 0 prints the allocated port, which reaches the server; -D; the same -L
      * again is success; cancelling what is not forwarded gives ssh's reason ("port not forwarded").
      */
     @Test
-    void minusOForwardAndCancelThroughAPqsshMasterAsThroughAnOpenSshMaster() throws Exception {
+    void minusOForwardAndCancelBetweenEitherClientAndEitherMaster() throws Exception {
         Path pq = dir.resolve("ctl-pq");
         CliHarness.Result m = sh("$PQSSH ssh " + common() + " -M -S " + pq + " -fN " + dest() + " >"
                 + dir.resolve("master.log") + " 2>&1");
@@ -408,37 +408,43 @@ class ConnectionSharingTest {
         CliHarness.Result o = sh(CliHarness.SSH + " " + common() + " -M -S " + os + " -fN " + dest());
         assertEquals(0, o.rc(), o.all());
         check(os);
-        for (Path socket : List.of(pq, os)) {
-            String ssh = CliHarness.SSH + " -S " + socket + " ";
-            int lport = CliHarness.freePort();
-            int dport = CliHarness.freePort();
-            CliHarness.Result f = sh(ssh + "-O forward -L " + lport + ":127.0.0.1:" + port + " " + dest());
-            assertEquals(List.of(0, "", ""), List.of(f.rc(), f.out(), f.err()), socket + ": " + f.all());
-            assertTrue(banner(lport).startsWith("SSH-2.0-OpenSSH"), socket.toString());
-            f = sh(ssh + "-O forward -L " + lport + ":127.0.0.1:" + port + " " + dest());
-            assertEquals(List.of(0, "", ""), List.of(f.rc(), f.out(), f.err()), socket + " again: " + f.all());
-
-            CliHarness.Result r = sh(ssh + "-O forward -R 0:127.0.0.1:" + port + " " + dest());
-            assertEquals(0, r.rc(), socket + ": " + r.all());
-            assertTrue(r.out().strip().matches("\\d+"), socket + ": " + r.all());
-            assertTrue(banner(Integer.parseInt(r.out().strip())).startsWith("SSH-2.0-OpenSSH"), socket.toString());
-
-            f = sh(ssh + "-O forward -D " + dport + " " + dest());
-            assertEquals(List.of(0, "", ""), List.of(f.rc(), f.out(), f.err()), socket + ": " + f.all());
-            f = sh(ssh + "-O cancel -D " + dport + " " + dest());
-            assertEquals(List.of(0, "", ""), List.of(f.rc(), f.out(), f.err()), socket + ": " + f.all());
-
-            f = sh(ssh + "-O cancel -L " + lport + ":127.0.0.1:" + port + " " + dest());
-            assertEquals(List.of(0, "", ""), List.of(f.rc(), f.out(), f.err()), socket + ": " + f.all());
-            CliHarness.waitUntil(Duration.ofSeconds(20), () -> refused(lport), () -> "still listening on " + lport);
-            CliHarness.waitUntil(Duration.ofSeconds(20), () -> refused(dport), () -> "still listening on " + dport);
-            f = sh(ssh + "-O cancel -L " + lport + ":127.0.0.1:" + port + " " + dest());
-            assertEquals(0, f.rc(), socket + ": " + f.all());
-            assertEquals(List.of("mux_client_forward: forwarding request failed: port not forwarded",
-                    "muxclient: master cancel forward request failed"), f.err().lines().toList(), socket + ": "
-                    + f.all());
-            sh(ssh + "-O exit " + dest());
+        for (String client : List.of(CliHarness.SSH + " -S ", "$PQSSH ssh " + common() + " -S ")) {
+            for (Path socket : List.of(pq, os)) {
+                forwardAndCancel(client + socket + " ");
+            }
         }
+        sh(CliHarness.SSH + " -S " + pq + " -O exit " + dest());
+        sh(CliHarness.SSH + " -S " + os + " -O exit " + dest());
+    }
+
+    private void forwardAndCancel(String ssh) throws Exception {
+        int lport = CliHarness.freePort();
+        int dport = CliHarness.freePort();
+        CliHarness.Result f = sh(ssh + "-O forward -L " + lport + ":127.0.0.1:" + port + " " + dest());
+        assertEquals(List.of(0, "", ""), List.of(f.rc(), f.out(), f.err()), ssh + ": " + f.all());
+        assertTrue(banner(lport).startsWith("SSH-2.0-OpenSSH"), ssh);
+        f = sh(ssh + "-O forward -L " + lport + ":127.0.0.1:" + port + " " + dest());
+        assertEquals(List.of(0, "", ""), List.of(f.rc(), f.out(), f.err()), ssh + " again: " + f.all());
+
+        CliHarness.Result r = sh(ssh + "-O forward -R 0:127.0.0.1:" + port + " " + dest());
+        assertEquals(0, r.rc(), ssh + ": " + r.all());
+        assertTrue(r.out().strip().matches("\\d+"), ssh + ": " + r.all());
+        assertTrue(banner(Integer.parseInt(r.out().strip())).startsWith("SSH-2.0-OpenSSH"), ssh);
+
+        f = sh(ssh + "-O forward -D " + dport + " " + dest());
+        assertEquals(List.of(0, "", ""), List.of(f.rc(), f.out(), f.err()), ssh + ": " + f.all());
+        f = sh(ssh + "-O cancel -D " + dport + " " + dest());
+        assertEquals(List.of(0, "", ""), List.of(f.rc(), f.out(), f.err()), ssh + ": " + f.all());
+
+        f = sh(ssh + "-O cancel -L " + lport + ":127.0.0.1:" + port + " " + dest());
+        assertEquals(List.of(0, "", ""), List.of(f.rc(), f.out(), f.err()), ssh + ": " + f.all());
+        CliHarness.waitUntil(Duration.ofSeconds(20), () -> refused(lport), () -> "still listening on " + lport);
+        CliHarness.waitUntil(Duration.ofSeconds(20), () -> refused(dport), () -> "still listening on " + dport);
+        f = sh(ssh + "-O cancel -L " + lport + ":127.0.0.1:" + port + " " + dest());
+        assertEquals(0, f.rc(), ssh + ": " + f.all());
+        assertEquals(List.of("mux_client_forward: forwarding request failed: port not forwarded",
+                "muxclient: master cancel forward request failed"), f.err().lines().toList(), ssh + ": "
+                + f.all());
     }
 
     private static String banner(int port) throws Exception {

@@ -160,6 +160,51 @@ public final class MuxClient implements AutoCloseable {
         }
     }
 
+    /**
+     * MUX_C_OPEN_FWD / MUX_C_CLOSE_FWD ({@code -O forward|cancel}) for one forwarding, encoded as ssh's
+     * {@code mux_client_forward}.
+     *
+     * @return the port the master's server allocated for {@code -R 0:…} ({@code MUX_S_REMOTE_PORT}), else -1
+     * @throws MuxFailure with ssh's reason ("forwarding request failed: port not forwarded")
+     */
+    public int forward(boolean open, io.pqssh.client.config.ForwardSpec f) throws MuxFailure {
+        int type = switch (f.kind()) {
+            case LOCAL -> 1;
+            case REMOTE -> 2;
+            case DYNAMIC -> 3;
+        };
+        String listen = f.bindPath() != null ? f.bindPath() : f.bindAddress() == null ? ""
+                : f.bindAddress().isEmpty() ? "*" : f.bindAddress();
+        // ssh's parse_forward names the target of a dynamic forwarding (-D, and -R without a target) "socks", port 0
+        String connect = f.targetPath() != null ? f.targetPath() : f.targetHost() == null ? "socks" : f.targetHost();
+        int listenPort = f.bindPath() != null ? PORT_STREAMLOCAL : f.bindPort();
+        int connectPort = f.targetPath() != null ? PORT_STREAMLOCAL : f.targetPort() == null ? 0 : f.targetPort();
+        try {
+            MuxBuffer m = request(MuxBuffer.writing(open ? Mux.C_OPEN_FWD : Mux.C_CLOSE_FWD).u32(requestId).u32(type)
+                    .string(listen).u32(listenPort).string(connect).u32(connectPort));
+            int reply = m.u32();
+            checkId(m.u32());
+            switch (reply) {
+                case Mux.S_OK -> {
+                    requestId++;
+                    return -1;
+                }
+                case Mux.S_REMOTE_PORT -> {
+                    requestId++;
+                    return m.u32();
+                }
+                case Mux.S_PERMISSION_DENIED -> throw new MuxFailure("forwarding request failed: " + m.string());
+                case Mux.S_FAILURE -> throw new MuxFailure("forwarding request failed: " + m.string());
+                default -> throw new MuxFailure("unexpected response from master 0x" + String.format("%08x", reply));
+            }
+        } catch (IOException e) {
+            throw new MuxFailure("read from master failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** PROTOCOL.mux's port for "the host field is a Unix socket path". */
+    private static final int PORT_STREAMLOCAL = -2;
+
     private void okOrFail(MuxBuffer m, String denied, String failed) throws MuxFailure, IOException {
         int type = m.u32();
         checkId(m.u32());

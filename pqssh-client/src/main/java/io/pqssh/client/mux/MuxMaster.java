@@ -347,6 +347,9 @@ public final class MuxMaster implements AutoCloseable {
             }
             boolean listenPath = listenPort == PORT_STREAMLOCAL;
             boolean connectPath = connectPort == PORT_STREAMLOCAL;
+            if (!connectPath && connectPort == 0 && connectHost.equals("socks")) {
+                connectHost = ""; // ssh's name for a dynamic forwarding's target (parse_forward)
+            }
             ForwardSpec spec = new ForwardSpec(kind, listenPath || listenHost.isEmpty() ? null : listenHost,
                     listenPath ? null : listenPort, listenPath ? listenHost : null,
                     connectPath || connectHost.isEmpty() ? null : connectHost,
