@@ -113,7 +113,8 @@ class SshdConfigCliTest {
         expect255(cfg, "Match Foo x\n", cfg + " line 1: Unsupported Match attribute Foo");
         expect255(cfg, "Banner\n", cfg + " line 1: Banner: missing argument.");
         // never silently ignored: a keyword pqssh cannot apply, whose absence could weaken security, stops it
-        expect255(cfg, "\n\nSetEnv A=b\n", cfg + " line 3: SetEnv A=b: not supported by pqssh server");
+        expect255(cfg, "\n\nRDomain blue\n", cfg + " line 3: RDomain blue: not supported by pqssh server");
+        expect255(cfg, "SetEnv A=b NOVALUE\n", cfg + " line 1: SetEnv: Invalid environment.");
         expect255(cfg, "Ciphers aes256-gcm@openssh.com,arcfour\n", cfg + " line 1: Bad SSH2 cipher spec"
                 + " 'aes256-gcm@openssh.com,arcfour'.");
         expect255(cfg, "PermitTunnel yes\n", cfg + " line 1: PermitTunnel yes: not supported by pqssh server");

@@ -184,6 +184,41 @@ class SshdMatchCliTest {
                 r.err());
     }
 
+    /**
+     * SetEnv as OpenSSH 9.2's sshd applies it (measured): per connection through Match, the first SetEnv line that
+     * applies wins and within it the first value of a name; it overrides the client's AcceptEnv variables and sshd's
+     * own (USER, TERM of a pty), not SSH_CONNECTION; -T -C prints it per connection.
+     */
+    @Test
+    void setEnvOverridesClientAndSshdVariablesButNotSshConnection(@TempDir Path dir) throws Exception {
+        String a = account("pqsa");
+        String b = account("pqsb");
+        Path key = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
+        Files.copy(CliHarness.pub(key), dir.resolve(a + "_keys"));
+        Files.copy(CliHarness.pub(key), dir.resolve(b + "_keys"));
+        int port = CliHarness.freePort();
+        Path cfg = config(dir, port, "AcceptEnv PQ_*",
+                "Match User " + a,
+                "  SetEnv PQ_FOO=admin \"PQ_QUOTED=a b\" PQ_FOO=second USER=admuser TERM=admterm SSH_CONNECTION=adm",
+                "Match all",
+                "  SetEnv PQ_BAR=for-others");
+        startServer(dir, cfg);
+        String show = "echo \"FOO=$PQ_FOO|QUOTED=$PQ_QUOTED|BAR=$PQ_BAR|USER=$USER|CONN=$SSH_CONNECTION\"";
+        CliHarness.Result ra = ssh(dir, port, a, "127.0.0.1", show, "-o", "SetEnv=PQ_FOO=client");
+        assertEquals(0, ra.rc(), ra.all() + log(dir));
+        String outA = ra.out().strip();
+        assertTrue(outA.startsWith("FOO=admin|QUOTED=a b|BAR=|USER=admuser|CONN=127.0.0.1 "), outA);
+        CliHarness.Result rb = ssh(dir, port, b, "127.0.0.1", show, "-o", "SetEnv=PQ_FOO=client");
+        assertEquals(0, rb.rc(), rb.all() + log(dir));
+        assertTrue(rb.out().strip().startsWith("FOO=client|QUOTED=|BAR=for-others|USER=" + b + "|CONN=127.0.0.1 "),
+                rb.out());
+        // a pty's TERM is sshd's own variable too
+        CliHarness.Result term = ssh(dir, port, a, "127.0.0.1", "echo TERM=$TERM", "-tt");
+        assertTrue(term.out().contains("TERM=admterm"), term.all());
+        assertEquals("setenv PQ_FOO=admin", line(cfg, a, "127.0.0.1", port, "setenv"));
+        assertEquals("setenv PQ_BAR=for-others", line(cfg, b, "127.0.0.1", port, "setenv"));
+    }
+
     private String account(String prefix, String... extra) throws Exception {
         if (!"root".equals(CliHarness.user())) {
             fail("SshdMatchCliTest creates accounts (useradd) and root-owned chroots: run as root (CI does)");

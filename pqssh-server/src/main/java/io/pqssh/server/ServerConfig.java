@@ -125,6 +125,12 @@ public final class ServerConfig {
     public String forceCommand;
     /** ChrootDirectory (null: none), with sshd's %h, %u, %U and %% tokens not yet expanded. */
     public String chrootDirectory;
+    /**
+     * {@code SetEnv}: variables every session gets, set after the client's (AcceptEnv), the user's
+     * (PermitUserEnvironment), PAM's and sshd's own USER, HOME, TERM..., but before SSH_CLIENT, SSH_CONNECTION,
+     * SSH_TTY and SSH_ORIGINAL_COMMAND, which it cannot change (as OpenSSH 9.2's sshd, measured). First name wins.
+     */
+    public final java.util.Map<String, String> setEnv = new java.util.LinkedHashMap<>();
     /** True when sshd's defaults apply (a configuration file was given): sshd's host keys, not pqssh's own. */
     public boolean sshdDefaults;
     /** One line per keyword that is accepted but not applied (SshdKeywords' Warn verdicts), in file order. */
@@ -361,6 +367,16 @@ public final class ServerConfig {
                 case "permittty" -> permitTty = yesNo(value);
                 case "forcecommand" -> forceCommand = value.equalsIgnoreCase("none") ? null : value;
                 case "chrootdirectory" -> chrootDirectory = value.equalsIgnoreCase("none") ? null : value;
+                case "setenv" -> {
+                    for (String arg : io.pqssh.common.text.ArgvSplit.split(value, false)) {
+                        int eq = arg.indexOf('=');
+                        if (eq <= 0) {
+                            // sshd: fatal "Invalid environment." (a name is needed; "=x" has none either)
+                            throw new IllegalArgumentException("Invalid environment.");
+                        }
+                        setEnv.putIfAbsent(arg.substring(0, eq), arg.substring(eq + 1));
+                    }
+                }
                 case "pidfile" -> pidFile = value.equalsIgnoreCase("none") ? null : Path.of(value);
                 case "authorizedkeysfile" -> authorizedKeysFile = value;
                 case "authorizedkemkeysfile" -> authorizedKemKeysFile = value;
@@ -514,6 +530,7 @@ public final class ServerConfig {
         o.add("banner " + (banner == null ? "none" : banner));
         o.add("forcecommand " + (forceCommand == null ? "none" : forceCommand));
         o.add("chrootdirectory " + (chrootDirectory == null ? "none" : chrootDirectory));
+        setEnv.forEach((k, v) -> o.add("setenv " + k + "=" + v));
         o.add("trustedusercakeys " + (trustedUserCaKeys == null ? "none" : trustedUserCaKeys));
         o.add("authorizedprincipalsfile " + (authorizedPrincipalsFile == null ? "none" : authorizedPrincipalsFile));
         o.add("authorizedprincipalscommand " + (authorizedPrincipalsCommand == null ? "none"

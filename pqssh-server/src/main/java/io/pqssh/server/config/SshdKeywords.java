@@ -137,7 +137,6 @@ public final class SshdKeywords {
             case "pubkeyauthoptions" -> v.equals("none") ? apply() : refuse("PubkeyAuthOptions is not implemented");
             case "requiredrsasize" -> refuse("RequiredRSASize is not implemented");
             case "refuseconnection" -> v.equals("no") ? apply() : refuse("RefuseConnection is not implemented");
-            case "setenv" -> refuse("SetEnv is not implemented");
             case "rdomain" -> refuse("routing domains are not implemented");
             case "hostkeyagent" -> v.equals("none") ? apply() : refuse("host keys in an agent are not implemented");
             case "persourcenetblocksize" -> refuse("PerSourceNetBlockSize is not implemented (per-source limits"
@@ -160,7 +159,7 @@ public final class SshdKeywords {
             "streamlocalbindmask", "streamlocalbindunlink", "clientaliveinterval", "clientalivecountmax",
             "channeltimeout", "unusedconnectiontimeout", "maxsessions", "banner", "forcecommand", "chrootdirectory",
             "maxauthtries", "permittty", "authorizedprincipalscommand", "authorizedprincipalscommanduser",
-            "x11forwarding", "x11displayoffset", "x11uselocalhost");
+            "x11forwarding", "x11displayoffset", "x11uselocalhost", "setenv");
 
     /**
      * Keywords whose accepted values change nothing pqssh does (its behaviour is that value anyway): harmless in a

@@ -143,6 +143,28 @@ public final class SessionLaunch {
         return with(programAndArgs, directory, chroot, pam);
     }
 
+    /**
+     * sshd's {@code SetEnv} ({@code ServerConfig#setEnv}): the admin's variables override the client's, the user's,
+     * PAM's and sshd's own (USER, HOME, PATH, TERM, DISPLAY, SSH_AUTH_SOCK...), but not the four sshd sets after
+     * them, nor pqssh's own {@code PQSSH_*} ones (OpenSSH 9.2's sshd, measured: SetEnv SSH_CONNECTION=x and
+     * SSH_TTY=x change nothing).
+     */
+    SessionLaunch withAdminEnvironment(Map<String, String> admin) {
+        if (admin.isEmpty()) {
+            return this;
+        }
+        Map<String, String> o = new LinkedHashMap<>(over);
+        admin.forEach((name, value) -> {
+            if (!ADMIN_CANNOT_SET.contains(name) && !name.startsWith("PQSSH_")) {
+                o.put(name, value);
+            }
+        });
+        return new SessionLaunch(argv, base, o, directory, account, switchUid, chroot, loginShell, pam);
+    }
+
+    private static final java.util.Set<String> ADMIN_CANNOT_SET = java.util.Set.of("SSH_CLIENT", "SSH_CONNECTION",
+            "SSH_TTY", "SSH_ORIGINAL_COMMAND");
+
     /** This launch started through PAM's session stack ({@link PamStack}). */
     SessionLaunch withPam(PamStack stack) {
         return with(argv, directory, chroot, Objects.requireNonNull(stack));

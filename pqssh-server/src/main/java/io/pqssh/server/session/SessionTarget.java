@@ -80,6 +80,9 @@ record SessionTarget(Account account, boolean switchUid) {
                 : permitted.collect(KeyRestrictions.of(s).environment(), account, switchUid);
         SessionLaunch launch = SessionLaunch.of(account, switchUid, command, s.getClientAddress(),
                 s.getIoSession().getLocalAddress(), accepted, userEnv, extra);
+        if (config != null) {
+            launch = launch.withAdminEnvironment(config.setEnv);
+        }
         if (direct != null) {
             launch = launch.direct(direct);
         }
