@@ -233,6 +233,24 @@ final class CliHarness {
         }
     }
 
+    /** The first line a server sends on {@code s} (an SSH server's identification string), 30 s at most. */
+    static String firstLine(Socket s) throws IOException {
+        s.setSoTimeout(30_000);
+        StringBuilder b = new StringBuilder();
+        int c;
+        while ((c = s.getInputStream().read()) >= 0 && c != '\n') {
+            b.append((char) c);
+        }
+        return b.toString();
+    }
+
+    /** The first line the server listening on 127.0.0.1:port sends. */
+    static String firstLine(int port) throws IOException {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            return firstLine(s);
+        }
+    }
+
     /** Polls until the condition holds; fails with the message after the timeout. */
     static void waitUntil(Duration timeout, BooleanSupplier condition, java.util.function.Supplier<String> message)
             throws InterruptedException {

@@ -422,14 +422,14 @@ class ConnectionSharingTest {
         int dport = CliHarness.freePort();
         CliHarness.Result f = sh(ssh + "-O forward -L " + lport + ":127.0.0.1:" + port + " " + dest());
         assertEquals(List.of(0, "", ""), List.of(f.rc(), f.out(), f.err()), ssh + ": " + f.all());
-        assertTrue(banner(lport).startsWith("SSH-2.0-OpenSSH"), ssh);
+        assertTrue(CliHarness.firstLine(lport).startsWith("SSH-2.0-OpenSSH"), ssh);
         f = sh(ssh + "-O forward -L " + lport + ":127.0.0.1:" + port + " " + dest());
         assertEquals(List.of(0, "", ""), List.of(f.rc(), f.out(), f.err()), ssh + " again: " + f.all());
 
         CliHarness.Result r = sh(ssh + "-O forward -R 0:127.0.0.1:" + port + " " + dest());
         assertEquals(0, r.rc(), ssh + ": " + r.all());
         assertTrue(r.out().strip().matches("\\d+"), ssh + ": " + r.all());
-        assertTrue(banner(Integer.parseInt(r.out().strip())).startsWith("SSH-2.0-OpenSSH"), ssh);
+        assertTrue(CliHarness.firstLine(Integer.parseInt(r.out().strip())).startsWith("SSH-2.0-OpenSSH"), ssh);
 
         f = sh(ssh + "-O forward -D " + dport + " " + dest());
         assertEquals(List.of(0, "", ""), List.of(f.rc(), f.out(), f.err()), ssh + ": " + f.all());
@@ -438,33 +438,13 @@ class ConnectionSharingTest {
 
         f = sh(ssh + "-O cancel -L " + lport + ":127.0.0.1:" + port + " " + dest());
         assertEquals(List.of(0, "", ""), List.of(f.rc(), f.out(), f.err()), ssh + ": " + f.all());
-        CliHarness.waitUntil(Duration.ofSeconds(20), () -> refused(lport), () -> "still listening on " + lport);
-        CliHarness.waitUntil(Duration.ofSeconds(20), () -> refused(dport), () -> "still listening on " + dport);
+        CliHarness.waitUntil(Duration.ofSeconds(20), () -> !CliHarness.portOpen(lport), () -> "still listening on " + lport);
+        CliHarness.waitUntil(Duration.ofSeconds(20), () -> !CliHarness.portOpen(dport), () -> "still listening on " + dport);
         f = sh(ssh + "-O cancel -L " + lport + ":127.0.0.1:" + port + " " + dest());
         assertEquals(0, f.rc(), ssh + ": " + f.all());
         assertEquals(List.of("mux_client_forward: forwarding request failed: port not forwarded",
                 "muxclient: master cancel forward request failed"), f.err().lines().toList(), ssh + ": "
                 + f.all());
-    }
-
-    private static String banner(int port) throws Exception {
-        try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
-            s.setSoTimeout(30_000);
-            StringBuilder b = new StringBuilder();
-            int c;
-            while ((c = s.getInputStream().read()) >= 0 && c != '\n') {
-                b.append((char) c);
-            }
-            return b.toString();
-        }
-    }
-
-    private static boolean refused(int port) {
-        try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
-            return false;
-        } catch (java.io.IOException e) {
-            return true;
-        }
     }
 
     @Test

@@ -137,7 +137,7 @@ class EscapeTmuxTest {
             // the line was echoed: the terminal is cooked while ssh> reads it
             assertTrue(pane.screen().contains("-L " + lport + ":127.0.0.1:" + port), pane.screen());
             try (java.net.Socket through = new java.net.Socket("127.0.0.1", lport)) {
-                assertTrue(banner(through).startsWith("SSH-2.0-"));
+                assertTrue(CliHarness.firstLine(through).startsWith("SSH-2.0-"));
                 pane.key("Enter");
                 pane.type("~#");
                 awaitLog(log, "The following connections are open:", 1);
@@ -146,7 +146,7 @@ class EscapeTmuxTest {
                 assertTrue(CliHarness.read(log).contains("client-session (t4 [session]"), CliHarness.read(log));
             }
             command(pane, log, "-KL " + lport, "Canceled forwarding.", 1);
-            CliHarness.waitUntil(WAIT, () -> refused(lport), () -> "still listening on " + lport);
+            CliHarness.waitUntil(WAIT, () -> !CliHarness.portOpen(lport), () -> "still listening on " + lport);
             command(pane, log, "-KL " + lport, "Unknown port forwarding.", 1);
             command(pane, log, "-L foo", "Bad local forwarding specification.", 1);
             command(pane, log, "-KL bar", "Bad forwarding close specification.", 1);
@@ -154,18 +154,18 @@ class EscapeTmuxTest {
             command(pane, log, "help", "      -KD[bind_address:]port                 Cancel dynamic forward", 1);
 
             command(pane, log, "-R " + rport + ":127.0.0.1:" + port, "Forwarding port.", 2);
-            CliHarness.waitUntil(WAIT, () -> !refused(rport), () -> "the server does not listen on " + rport);
+            CliHarness.waitUntil(WAIT, () -> CliHarness.portOpen(rport), () -> "the server does not listen on " + rport);
             try (java.net.Socket through = new java.net.Socket("127.0.0.1", rport)) {
-                assertTrue(banner(through).startsWith("SSH-2.0-"));
+                assertTrue(CliHarness.firstLine(through).startsWith("SSH-2.0-"));
             }
             command(pane, log, "-KR " + rport, "Canceled forwarding.", 2);
-            CliHarness.waitUntil(WAIT, () -> refused(rport), () -> "the server still listens on " + rport);
+            CliHarness.waitUntil(WAIT, () -> !CliHarness.portOpen(rport), () -> "the server still listens on " + rport);
 
             command(pane, log, "-D " + dport, "Forwarding port.", 3);
-            CliHarness.waitUntil(WAIT, () -> !refused(dport), () -> "not listening on " + dport);
+            CliHarness.waitUntil(WAIT, () -> CliHarness.portOpen(dport), () -> "not listening on " + dport);
             command(pane, log, "-KL " + dport, "Unknown port forwarding.", 2);
             command(pane, log, "-KD " + dport, "Canceled forwarding.", 3);
-            CliHarness.waitUntil(WAIT, () -> refused(dport), () -> "still listening on " + dport);
+            CliHarness.waitUntil(WAIT, () -> !CliHarness.portOpen(dport), () -> "still listening on " + dport);
 
             // ~v twice: DEBUG1, and debug lines appear (~R logs one); ~V twice: back to INFO, and they stop
             typeEscape(pane, log, "~v", "~v [LogLevel VERBOSE]");
@@ -217,24 +217,6 @@ class EscapeTmuxTest {
 
     private static void awaitLog(Path log, String text, int n) throws InterruptedException {
         CliHarness.waitUntil(WAIT, () -> count(CliHarness.read(log), text) >= n, () -> CliHarness.read(log));
-    }
-
-    private static String banner(java.net.Socket s) throws Exception {
-        s.setSoTimeout(30_000);
-        StringBuilder b = new StringBuilder();
-        int c;
-        while ((c = s.getInputStream().read()) >= 0 && c != '\n') {
-            b.append((char) c);
-        }
-        return b.toString();
-    }
-
-    private static boolean refused(int port) {
-        try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
-            return false;
-        } catch (java.io.IOException e) {
-            return true;
-        }
     }
 
     /** Waits until the remote shell (where WHERE is unset) evaluated a marker; retried while the login runs. */
