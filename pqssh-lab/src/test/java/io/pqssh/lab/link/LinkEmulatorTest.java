@@ -133,15 +133,18 @@ class LinkEmulatorTest {
                     String cell = "IW" + iw + " " + sizes[i] + " B: " + String.format("%.1f", got) + " ms (table " + want + ")";
                     report.add(cell);
                     // every round trip crosses the emulator's queues twice, which adds a little each time (CI:
-                    // +1.3 ms at 2 round trips, +3.2 ms at 5); a wrong round-trip count is off by >= 67 ms
+                    // +1.3 ms at 2 round trips, +3.2 ms at 5), and a busy 2-core box delays the emulator's threads
+                    // (a clean-clone run with a compile beside it: +6.5 ms at 3 round trips, the median of 9); what
+                    // the table checks, the number of round trips, is off by >= 67 ms when wrong (33 ms for a delay
+                    // applied one way only), so 10 ms + 1 ms per round trip keeps every such error out
                     double roundTrips = Math.round(want / 67.0);
-                    if (Math.abs(got - want) > 1.5 + 1.0 * roundTrips) {
+                    if (Math.abs(got - want) > 10.0 + 1.0 * roundTrips) {
                         bad.add(cell);
                     }
                 }
             }
             System.out.println("initcwnd table: " + report);
-            assertEquals(List.of(), bad, "cells off by more than 1.5 ms + 1 ms per round trip; all: " + report);
+            assertEquals(List.of(), bad, "cells off by more than 10 ms + 1 ms per round trip; all: " + report);
             link.checkHealthy();
         }
     }
