@@ -89,6 +89,9 @@ class OpenSshDefaultsTest {
 
         List<String> hostKeys = without(names(f, "openssh.hostkey"), names(f, "pqssh.hostkey.remove"));
         hostKeys.addAll(names(f, "pqssh.hostkey.append"));
+        // the client also offers OpenSSH 10.6's name of the ML-DSA-44+Ed25519 composite (issue 23), before the
+        // 10.4/10.5 one, so it verifies host keys of either generation; the library's server list keeps one name
+        hostKeys.add(hostKeys.indexOf("ssh-mldsa44-ed25519@openssh.com"), "ssh-mldsa44-ed25519");
         assertEquals(hostKeys, c.list(KexInitCapture.HOST_KEY), "HostKeyAlgorithms");
 
         assertEquals(names(f, "openssh.cipher"), c.list(KexInitCapture.CIPHER_C2S), "Ciphers c2s");
