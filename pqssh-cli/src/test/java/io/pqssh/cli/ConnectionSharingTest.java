@@ -121,6 +121,15 @@ class ConnectionSharingTest {
         return pid;
     }
 
+    /** {@code pqssh ssh -M -S socket -fN}: the master in the background, checked with OpenSSH's -O check; its pid. */
+    private long startPqsshMaster(Path socket) throws Exception {
+        Path masterLog = dir.resolve("master.log");
+        CliHarness.Result m = sh("$PQSSH ssh " + common() + " -M -S " + socket + " -fN " + dest() + " >" + masterLog
+                + " 2>&1");
+        assertEquals(0, m.rc(), m.all() + CliHarness.read(masterLog));
+        return check(socket);
+    }
+
     private static void waitGone(long pid) throws InterruptedException {
         CliHarness.waitUntil(Duration.ofSeconds(20), () -> ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true),
                 () -> "master " + pid + " still running");
@@ -279,10 +288,7 @@ class ConnectionSharingTest {
             Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwx--x--x"));
             Path socket = shared.resolve("ctl");
             Path masterLog = dir.resolve("master.log");
-            CliHarness.Result m = sh("$PQSSH ssh " + common() + " -M -S " + socket + " -fN " + dest() + " >"
-                    + masterLog + " 2>&1");
-            assertEquals(0, m.rc(), m.all() + CliHarness.read(masterLog));
-            long pid = check(socket);
+            long pid = startPqsshMaster(socket);
             // a careless chmod: only the peer credential check stands between another user and the connection
             Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-rw-rw-"));
             CliHarness.Result other = sh(setpriv + " --reuid=65534 --regid=65534 --clear-groups " + CliHarness.SSH
@@ -311,11 +317,7 @@ class ConnectionSharingTest {
     @Test
     void ptySessionsThroughAPqsshMasterFollowTheTerminal() throws Exception {
         Path socket = dir.resolve("ctl");
-        Path masterLog = dir.resolve("master.log");
-        CliHarness.Result m = sh("$PQSSH ssh " + common() + " -M -S " + socket + " -fN " + dest() + " >" + masterLog
-                + " 2>&1");
-        assertEquals(0, m.rc(), m.all() + CliHarness.read(masterLog));
-        check(socket);
+        startPqsshMaster(socket);
         // OpenSSH's ssh and pqssh ssh as the passenger in a real terminal: the pty has the terminal's size, a resize
         // reaches it (the client relays SIGWINCH to the master), the exit status comes back, the terminal is restored
         for (String client : List.of(CliHarness.SSH + " -S " + socket, "$PQSSH ssh " + common() + " -S " + socket)) {
@@ -356,11 +358,7 @@ class ConnectionSharingTest {
     @Test
     void escapesOfPtySessionsThroughAPqsshMaster() throws Exception {
         Path socket = dir.resolve("ctl");
-        Path masterLog = dir.resolve("master.log");
-        CliHarness.Result m = sh("$PQSSH ssh " + common() + " -M -S " + socket + " -fN " + dest() + " >" + masterLog
-                + " 2>&1");
-        assertEquals(0, m.rc(), m.all() + CliHarness.read(masterLog));
-        check(socket);
+        startPqsshMaster(socket);
         for (String client : List.of(CliHarness.SSH + " -S " + socket, "$PQSSH ssh " + common() + " -S " + socket)) {
             Path rc = dir.resolve("rc");
             Files.deleteIfExists(rc);

@@ -189,28 +189,13 @@ public final class PrincipalsCommand {
         }
     }
 
-    /** sshd's {@code percent_expand}: {@code %%} and the given tokens; null for an unknown or trailing {@code %}. */
+    /** sshd's {@code percent_expand}; null for an unknown or trailing {@code %} (the caller logs it). */
     static String expand(String s, Map<Character, String> tokens) {
-        StringBuilder b = new StringBuilder();
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c != '%') {
-                b.append(c);
-                continue;
-            }
-            if (++i >= s.length()) {
-                return null;
-            }
-            char k = s.charAt(i);
-            if (k == '%') {
-                b.append('%');
-            } else if (tokens.containsKey(k)) {
-                b.append(tokens.get(k));
-            } else {
-                return null;
-            }
+        try {
+            return io.pqssh.common.text.PercentExpand.expand(s, tokens);
+        } catch (IllegalArgumentException e) {
+            return null;
         }
-        return b.toString();
     }
 
     /** sshd splits the command line with {@code argv_split}, as ssh_config arguments are split. */

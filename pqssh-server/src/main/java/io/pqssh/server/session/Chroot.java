@@ -20,22 +20,13 @@ public final class Chroot {
 
     /** The directory for {@code account}, its tokens expanded (sshd's {@code percent_expand}). */
     public static String expand(String spec, Account account) throws IOException {
-        Map<Character, String> tokens = Map.of('%', "%", 'h', account.home().toString(), 'u', account.name(),
+        Map<Character, String> tokens = Map.of('h', account.home().toString(), 'u', account.name(),
                 'U', Integer.toString(account.uid()));
-        StringBuilder out = new StringBuilder();
-        for (int i = 0; i < spec.length(); i++) {
-            char ch = spec.charAt(i);
-            if (ch != '%') {
-                out.append(ch);
-                continue;
-            }
-            if (i + 1 >= spec.length() || !tokens.containsKey(spec.charAt(i + 1))) {
-                throw new IOException("ChrootDirectory " + spec + ": unknown key %"
-                        + (i + 1 < spec.length() ? spec.charAt(i + 1) : ""));
-            }
-            out.append(tokens.get(spec.charAt(++i)));
+        try {
+            return io.pqssh.common.text.PercentExpand.expand(spec, tokens);
+        } catch (IllegalArgumentException e) {
+            throw new IOException("ChrootDirectory " + spec + ": " + e.getMessage());
         }
-        return out.toString();
     }
 
     /**
