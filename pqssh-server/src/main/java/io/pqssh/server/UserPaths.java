@@ -9,6 +9,8 @@ import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.Optional;
 
+import io.pqssh.common.text.PercentExpand;
+
 /**
  * Expands sshd path tokens for a login user: {@code %u} user, {@code %h} home directory, {@code %%} a percent sign;
  * a relative result is taken relative to the home directory, as sshd does for {@code AuthorizedKeysFile}.
@@ -27,27 +29,24 @@ public final class UserPaths {
             return Optional.empty(); // never build paths from user names with slashes or dots-only tricks
         }
         Optional<Path> home = knownHome != null ? knownHome : home(user);
-        StringBuilder b = new StringBuilder();
-        for (int i = 0; i < pattern.length(); i++) {
-            char c = pattern.charAt(i);
-            if (c == '%' && i + 1 < pattern.length()) {
-                char t = pattern.charAt(++i);
-                switch (t) {
-                    case 'u' -> b.append(user);
-                    case 'h' -> {
-                        if (home.isEmpty()) {
-                            return Optional.empty();
-                        }
-                        b.append(home.get());
-                    }
-                    case '%' -> b.append('%');
-                    default -> throw new IllegalArgumentException("unknown token %" + t + " in " + pattern);
+        boolean[] homeMissing = {false};
+        String expanded;
+        try {
+            expanded = PercentExpand.expand(pattern, t -> switch (t) {
+                case 'u' -> user;
+                case 'h' -> {
+                    homeMissing[0] |= home.isEmpty();
+                    yield home.map(Path::toString).orElse("");
                 }
-            } else {
-                b.append(c);
-            }
+                default -> null;
+            });
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(e.getMessage() + " in " + pattern, e);
         }
-        Path p = Path.of(b.toString());
+        if (homeMissing[0]) {
+            return Optional.empty();
+        }
+        Path p = Path.of(expanded);
         if (!p.isAbsolute()) {
             if (home.isEmpty()) {
                 return Optional.empty();

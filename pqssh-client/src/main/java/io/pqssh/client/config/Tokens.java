@@ -2,6 +2,9 @@ package io.pqssh.client.config;
 
 import java.net.InetAddress;
 import java.nio.file.Path;
+import java.util.function.Function;
+
+import io.pqssh.common.text.PercentExpand;
 
 /**
  * ssh_config's {@code %} tokens ({@code %%}, {@code %d}, {@code %h}, {@code %i}, {@code %L}, {@code %l}, {@code %n},
@@ -45,42 +48,38 @@ public final class Tokens {
     }
 
     private static String expand(String s, Context c, String jumpHost) throws ConfigException {
-        StringBuilder b = new StringBuilder();
-        for (int i = 0; i < s.length(); i++) {
-            char ch = s.charAt(i);
-            if (ch != '%') {
-                b.append(ch);
-                continue;
+        return expand(s, t -> value(t, c, jumpHost), "");
+    }
+
+    private static String value(char t, Context c, String jumpHost) {
+        return switch (t) {
+            case 'd' -> c.home().toString();
+            case 'h' -> c.host();
+            case 'n' -> c.originalHost();
+            case 'p' -> Integer.toString(c.port());
+            case 'r' -> c.remoteUser();
+            case 'u' -> c.localUser();
+            case 'i' -> uid();
+            case 'C' -> jumpHost == null ? null : connectionHash(c, jumpHost);
+            case 'l' -> localHostName();
+            case 'L' -> {
+                String h = localHostName();
+                int dot = h.indexOf('.');
+                yield dot < 0 ? h : h.substring(0, dot);
             }
-            if (++i >= s.length()) {
-                throw new ConfigException("invalid token at end of \"" + s + "\"");
-            }
-            char t = s.charAt(i);
-            switch (t) {
-                case '%' -> b.append('%');
-                case 'd' -> b.append(c.home());
-                case 'h' -> b.append(c.host());
-                case 'n' -> b.append(c.originalHost());
-                case 'p' -> b.append(c.port());
-                case 'r' -> b.append(c.remoteUser());
-                case 'u' -> b.append(c.localUser());
-                case 'i' -> b.append(uid());
-                case 'C' -> {
-                    if (jumpHost == null) {
-                        throw new ConfigException("unknown key %C in \"" + s + "\"");
-                    }
-                    b.append(connectionHash(c, jumpHost));
-                }
-                case 'l' -> b.append(localHostName());
-                case 'L' -> {
-                    String h = localHostName();
-                    int dot = h.indexOf('.');
-                    b.append(dot < 0 ? h : h.substring(0, dot));
-                }
-                default -> throw new ConfigException("unknown key %" + t + " in \"" + s + "\"");
-            }
+            default -> null;
+        };
+    }
+
+    /** {@link PercentExpand} with ssh's messages: {@code unknown key %x in "s"}, {@code invalid token at end of "s"}. */
+    private static String expand(String s, Function<Character, String> tokens, String keyword) throws ConfigException {
+        try {
+            return PercentExpand.expand(s, tokens);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(s.endsWith("%") && e.getMessage().equals("unknown key %")
+                    ? "invalid token at end of \"" + s + "\""
+                    : keyword + e.getMessage() + " in \"" + s + "\"");
         }
-        return b.toString();
     }
 
     /**
@@ -88,18 +87,7 @@ public final class Tokens {
      * name given), {@code %p}, {@code %r}; any other {@code %x} is an error, as ssh's "unknown key".
      */
     public static String proxyCommand(String s, Context c) throws ConfigException {
-        for (int i = 0; i < s.length(); i++) {
-            if (s.charAt(i) == '%') {
-                if (i + 1 >= s.length()) {
-                    throw new ConfigException("invalid token at end of \"" + s + "\"");
-                }
-                char t = s.charAt(++i);
-                if ("%hnpr".indexOf(t) < 0) {
-                    throw new ConfigException("ProxyCommand: unknown key %" + t + " in \"" + s + "\"");
-                }
-            }
-        }
-        return expand(s, c);
+        return expand(s, t -> "hnpr".indexOf(t) < 0 ? null : value(t, c, null), "ProxyCommand: ");
     }
 
     /** Tokens, then ~ and ${VAR}: the expansion of file names (IdentityFile, UserKnownHostsFile, ...). */

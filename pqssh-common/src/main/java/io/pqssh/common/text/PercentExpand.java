@@ -1,6 +1,7 @@
 package io.pqssh.common.text;
 
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * OpenSSH's {@code percent_expand} (misc.c): {@code %%} is one {@code %}, {@code %X} the value of token X; an
@@ -12,6 +13,14 @@ public final class PercentExpand {
 
     /** {@code s} with {@code tokens} expanded; {@link IllegalArgumentException} "unknown key %X" otherwise. */
     public static String expand(String s, Map<Character, String> tokens) {
+        return expand(s, tokens::get);
+    }
+
+    /**
+     * {@code s} with each {@code %X} replaced by {@code tokens.apply(X)}; a {@code null} answer means X is no token
+     * here ("unknown key %X"). Values are looked up only when used, so costly ones (a host name, a hash) can be lazy.
+     */
+    public static String expand(String s, Function<Character, String> tokens) {
         StringBuilder b = new StringBuilder(s.length());
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
@@ -23,13 +32,11 @@ public final class PercentExpand {
                 throw new IllegalArgumentException("unknown key %");
             }
             char k = s.charAt(i);
-            if (k == '%') {
-                b.append('%');
-            } else if (tokens.containsKey(k)) {
-                b.append(tokens.get(k));
-            } else {
+            String v = k == '%' ? "%" : tokens.apply(k);
+            if (v == null) {
                 throw new IllegalArgumentException("unknown key %" + k);
             }
+            b.append(v);
         }
         return b.toString();
     }

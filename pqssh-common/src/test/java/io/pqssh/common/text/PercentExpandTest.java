@@ -3,6 +3,8 @@ package io.pqssh.common.text;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -20,5 +22,15 @@ class PercentExpandTest {
                 () -> PercentExpand.expand("a%z", Map.of('u', "x"))).getMessage());
         assertEquals("unknown key %", assertThrows(IllegalArgumentException.class,
                 () -> PercentExpand.expand("a%", Map.of())).getMessage());
+    }
+
+    @Test
+    void valuesAreLookedUpOnlyWhenUsed() {
+        List<Character> asked = new ArrayList<>();
+        assertEquals("x-1%h", PercentExpand.expand("x-%i%%h", t -> {
+            asked.add(t);
+            return t == 'i' ? "1" : null;
+        }));
+        assertEquals(List.of('i'), asked);
     }
 }
