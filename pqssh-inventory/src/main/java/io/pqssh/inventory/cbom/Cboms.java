@@ -143,7 +143,7 @@ public final class Cboms {
                     String alg = w.algorithm("hostkey", h.algorithm() != null ? h.algorithm() : h.keyType(), batch);
                     Component key = key("ssh-host-key/" + r.target() + "#" + seq + "/" + h.fingerprint(), h.keyType()
                             + " host key of " + r.target(), alg, h.fingerprint(), h.bits(), location, null);
-                    key.setProperties(List.of(new Property("pqssh:role", "host-key")));
+                    key.setProperties(hostKeyProperties(h.certificate()));
                     batch.add(key);
                     if (keyRefs.add(key.getBomRef())) {
                         uses.add(new Dependency(key.getBomRef()));
@@ -285,6 +285,28 @@ public final class Cboms {
     }
 
     /** A public key found somewhere: related crypto material with its fingerprint, size and location. */
+    /** A host key's role, and what its certificate says when it is one (the CA key's type, family, fingerprint). */
+    private static List<Property> hostKeyProperties(io.pqssh.inventory.scan.HostCertificate c) {
+        List<Property> p = new ArrayList<>();
+        p.add(new Property("pqssh:role", "host-key"));
+        if (c != null) {
+            p.add(new Property("pqssh:certificate-type", c.certType()));
+            p.add(new Property("pqssh:certified-key-type", c.keyType()));
+            p.add(new Property("pqssh:ca-key-type", c.caKeyType()));
+            p.add(new Property("pqssh:ca-family", c.caFamily()));
+            p.add(new Property("pqssh:ca-post-quantum", String.valueOf(c.caPostQuantum())));
+            p.add(new Property("pqssh:ca-fingerprint", c.caFingerprint()));
+            p.add(new Property("pqssh:certificate-key-id", c.keyId()));
+            p.add(new Property("pqssh:certificate-serial", c.serialText()));
+            p.add(new Property("pqssh:certificate-principals", String.join(",", c.principals())));
+            p.add(new Property("pqssh:certificate-valid-after", c.validAfter() == null ? "always" : c.validAfter()));
+            p.add(new Property("pqssh:certificate-valid-before", c.validBefore() == null ? "forever"
+                    : c.validBefore()));
+            p.add(new Property("pqssh:classical-ca", String.valueOf(c.classicalCa())));
+        }
+        return p;
+    }
+
     private static Component key(String ref, String name, String algorithmRef, String fingerprint, int bits,
             String location, Integer line) {
         Component c = new Component();

@@ -11,7 +11,7 @@ import io.pqssh.inventory.scan.ScanResult;
 public final class CsvReport {
     public static final List<String> SCAN_COLUMNS = List.of("target", "host", "port", "category", "error",
             "software", "pq_kex_offered", "openssh10_negotiates", "pqssh_negotiates", "pq_host_keys", "strict_kex",
-            "weak", "host_key_fingerprints", "evidence");
+            "weak", "host_key_fingerprints", "evidence", "host_certificates");
     public static final List<String> AUDIT_COLUMNS = List.of("rule", "severity", "file", "line", "key_type",
             "family", "bits", "curve", "certificate", "comment", "fingerprint", "expiry", "from", "host", "owner",
             "message");
@@ -41,6 +41,9 @@ public final class CsvReport {
         cells.add(String.join(";", r.hostKeys().stream().filter(h -> h.fingerprint() != null)
                 .map(h -> h.keyType() + "=" + h.fingerprint()).toList()));
         cells.add(r.evidence().jsonName());
+        cells.add(String.join(";", r.hostKeys().stream().filter(h -> h.certificate() != null)
+                .map(h -> h.keyType() + "=" + h.certificate().summary()
+                        + (h.certificate().classicalCa() ? " (classical-ca)" : "")).toList()));
         return cells;
     }
 

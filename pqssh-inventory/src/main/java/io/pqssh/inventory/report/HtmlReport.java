@@ -19,7 +19,8 @@ public final class HtmlReport {
     }
 
     static final List<String> SCAN_HEAD = List.of("target", "class", "software / error", "OpenSSH 10 negotiates",
-            "pqssh negotiates", "PQ KEX offered", "PQ host keys", "strict KEX", "weak", "readiness");
+            "pqssh negotiates", "PQ KEX offered", "PQ host keys", "strict KEX", "weak", "readiness",
+            "host certificates");
     static final List<String> AUDIT_HEAD = List.of("severity", "rule", "location", "type", "bits", "fingerprint",
             "comment", "host", "message");
     static final String TAIL = "</tbody></table>\n</body></html>\n";
@@ -61,7 +62,10 @@ public final class HtmlReport {
                 c == null ? "" : String.join(", ", c.pqKexOffered()),
                 c == null ? "" : String.join(", ", c.pqHostKeysOffered()),
                 c == null ? "" : (c.strictKex() ? "yes" : "no"), c == null ? "" : String.join(", ", c.weak()),
-                readiness(r));
+                readiness(r), String.join("; ", r.hostKeys().stream().filter(h -> h.certificate() != null)
+                        .map(h -> h.certificate().summary() + (h.certificate().classicalCa()
+                                ? " (classical-ca: a quantum-vulnerable CA vouches for a post-quantum key)" : ""))
+                        .toList()));
     }
 
     /** The readiness level, and what the user authentication probe found when it ran. */

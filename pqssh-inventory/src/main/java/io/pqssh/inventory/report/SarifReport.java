@@ -39,7 +39,11 @@ public final class SarifReport {
             new Rule("unreachable", "note", "The target did not answer or does not speak SSH."),
             new Rule("algorithm-info", "note", "The server offers algorithms worth knowing about but not weak by"
                     + " pqssh's policy (NIST P-curves, which ssh-audit 3.x fails; encrypt-and-MAC modes)."),
-            new Rule("policy", "error", "The server does not comply with the policy given with --policy."));
+            new Rule("policy", "error", "The server does not comply with the policy given with --policy."),
+            new Rule(Finding.Rules.CLASSICAL_CA, "error", "The server's host certificate vouches for a post-quantum"
+                    + " host key with a quantum-vulnerable CA (Ed25519, ECDSA, RSA): a quantum attacker forges the"
+                    + " CA's signature on a certificate of their own key, so the post-quantum host key protects"
+                    + " nothing."));
 
     private static final List<Rule> AUDIT_RULES = List.of(
             new Rule(Finding.Rules.CLASSICAL_KEY_BESIDE_PQ, "error", "A classical key is still authorized where a"
@@ -108,6 +112,15 @@ public final class SarifReport {
         if (r.policyFailures() != null && !r.policyFailures().isEmpty()) {
             out.add(new Item("policy", r.target() + " does not comply: " + String.join("; ", r.policyFailures()),
                     uri, 0));
+        }
+        for (ScanResult.HostKey h : r.hostKeys()) {
+            if (h.certificate() != null && h.certificate().classicalCa()) {
+                out.add(new Item(Finding.Rules.CLASSICAL_CA, r.target() + " presents a " + h.keyType()
+                        + " host certificate of a post-quantum " + h.certificate().keyFamily() + " key signed by"
+                        + " quantum-vulnerable CA " + h.certificate().caFamily() + " " + h.certificate().caFingerprint()
+                        + ": a quantum attacker forges the CA's signature on a certificate of their own key; use a"
+                        + " post-quantum CA", uri, 0));
+            }
         }
         if (!c.strictKex() && r.evidence() == ScanResult.Evidence.KEXINIT) {
             out.add(new Item("no-strict-kex", r.target() + " does not offer strict KEX", uri, 0));

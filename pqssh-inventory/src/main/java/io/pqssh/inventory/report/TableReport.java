@@ -34,6 +34,11 @@ public final class TableReport {
         for (ScanResult.HostKey h : r.hostKeys()) {
             rows.add(List.of("  hostkey", h.algorithm() + (h.bits() > 0 ? " " + h.bits() : ""),
                     h.fingerprint() != null ? h.fingerprint() : dash(h.error()), "", "", "", "", "", ""));
+            if (h.certificate() != null) {
+                rows.add(List.of("  certificate", h.certificate().caFamily() + " CA" + (h.certificate().classicalCa()
+                        ? " (classical-ca)" : ""), h.certificate().caFingerprint(), "", "", "", "", "",
+                        h.certificate().summary()));
+            }
         }
         return rows;
     }

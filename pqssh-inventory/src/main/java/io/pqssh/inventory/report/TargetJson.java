@@ -88,9 +88,32 @@ final class TargetJson {
                 g.writeNullField("bits");
             }
             g.writeStringField("error", h.error());
+            if (h.certificate() != null) {
+                certificate(g, h.certificate());
+            }
             g.writeEndObject();
         }
         g.writeEndArray();
+        g.writeEndObject();
+    }
+
+    /** A host key's {@code certificate} object (see docs/inventory.md). */
+    private static void certificate(JsonGenerator g, io.pqssh.inventory.scan.HostCertificate c) throws IOException {
+        g.writeObjectFieldStart("certificate");
+        g.writeStringField("certType", c.certType());
+        g.writeStringField("type", c.type());
+        g.writeStringField("keyType", c.keyType());
+        g.writeStringField("keyFamily", c.keyFamily());
+        g.writeStringField("caKeyType", c.caKeyType());
+        g.writeStringField("caFamily", c.caFamily());
+        g.writeBooleanField("caPostQuantum", c.caPostQuantum());
+        g.writeStringField("caFingerprint", c.caFingerprint());
+        g.writeStringField("keyId", c.keyId());
+        g.writeStringField("serial", c.serialText());
+        strings(g, "principals", c.principals());
+        g.writeStringField("validAfter", c.validAfter());
+        g.writeStringField("validBefore", c.validBefore());
+        g.writeBooleanField("classicalCa", c.classicalCa());
         g.writeEndObject();
     }
 

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.sshd.client.ClientBuilder;
@@ -23,12 +24,14 @@ import org.apache.sshd.common.util.buffer.ByteArrayBuffer;
 
 import io.pqssh.core.keys.KeyFingerprints;
 import io.pqssh.core.keys.PublicKeyLine;
+import io.pqssh.mina.internal.kex.InitialKexSignature;
 import io.pqssh.mina.kex.PqKex;
 
 /**
  * Collects host keys: for each host key algorithm a server offers, one key exchange with a MINA client restricted to
- * that algorithm; the server key verifier records the key and answers "no", so the client disconnects right after
- * the key exchange, before any authentication.
+ * that algorithm; the server key verifier records the key and the session is closed right after the key exchange,
+ * before any authentication. The key reported is K_S as the server sent it, so a host certificate
+ * ({@code *-cert-v01@openssh.com} algorithms) is reported as the certificate, with its CA ({@link HostCertificate}).
  */
 public final class HostKeyCollector implements AutoCloseable {
     private static final AttributeRepository.AttributeKey<Attempt> ATTEMPT = new AttributeRepository.AttributeKey<>();
@@ -37,7 +40,17 @@ public final class HostKeyCollector implements AutoCloseable {
     private final Duration timeout;
     private final List<NamedFactory<Signature>> allSignatures;
 
-    private record Attempt(List<NamedFactory<Signature>> signatures, AtomicReference<PublicKey> key) {
+    /** One collection: the signature algorithm offered, the key the verifier saw, K_S as the server sent it. */
+    private record Attempt(List<NamedFactory<Signature>> signatures, AtomicReference<PublicKey> key,
+            AtomicReference<byte[]> sent) {
+        static Attempt of(ClientSession session) {
+            return session.getConnectionContext() == null ? null : session.getConnectionContext().getAttribute(ATTEMPT);
+        }
+
+        /** Keeps K_S while the session still holds it (MINA clears a session's attributes when it closes). */
+        void keepSent(Session session) {
+            InitialKexSignature.firstHostKey(session).ifPresent(sent::set);
+        }
     }
 
     public HostKeyCollector(Duration timeout) {
@@ -63,7 +76,10 @@ public final class HostKeyCollector implements AutoCloseable {
             var f = BuiltinDHFactories.resolveFactory(n);
             return f == null || !f.isSupported();
         });
-        client.setKeyExchangeFactories(PqKex.factories(kex, ClientBuilder.DH2KEX));
+        // every exchange records K_S as sent: a host certificate reaches the verifier only when MINA's own checks
+        // (principals naming the scanned address, validity) pass, otherwise as its plain key
+        client.setKeyExchangeFactories(PqKex.factories(kex,
+                f -> InitialKexSignature.recording(ClientBuilder.DH2KEX.apply(f), f.isGroupExchange())));
         // ML-DSA, the OpenSSH composite, SLH-DSA and Falcon host keys, as pqssh's own client does
         io.pqssh.mina.keys.MinaPqKeys.ensureInstalled();
         client.setSignatureFactories(io.pqssh.mina.keys.PqSignatureFactories.withPq(client.getSignatureFactories()));
@@ -80,11 +96,24 @@ public final class HostKeyCollector implements AutoCloseable {
         client.addSessionListener(new SessionListener() {
             @Override
             public void sessionCreated(Session session) {
-                if (session instanceof ClientSession cs && cs.getConnectionContext() != null) {
-                    Attempt a = cs.getConnectionContext().getAttribute(ATTEMPT);
-                    if (a != null) {
-                        cs.setSignatureFactories(a.signatures());
-                    }
+                if (session instanceof ClientSession cs && Attempt.of(cs) != null) {
+                    cs.setSignatureFactories(Attempt.of(cs).signatures());
+                }
+            }
+
+            @Override
+            public void sessionEvent(Session session, Event event) {
+                if (event == Event.KexCompleted && session instanceof ClientSession cs && Attempt.of(cs) != null) {
+                    Attempt.of(cs).keepSent(session);
+                }
+            }
+
+            // MINA fails the exchange when it cannot check a host certificate's CA signature (the collector offers
+            // one algorithm, so the CA's is not among the session's): K_S was read by then
+            @Override
+            public void sessionException(Session session, Throwable t) {
+                if (session instanceof ClientSession cs && Attempt.of(cs) != null) {
+                    Attempt.of(cs).keepSent(session);
                 }
             }
         });
@@ -105,35 +134,32 @@ public final class HostKeyCollector implements AutoCloseable {
         if (sig.isEmpty()) {
             return new ScanResult.HostKey(alg, null, null, null, "host key algorithm not supported by the collector");
         }
-        Attempt a = new Attempt(sig, new AtomicReference<>());
+        Attempt a = new Attempt(sig, new AtomicReference<>(), new AtomicReference<>());
         ClientSession session = null;
         try {
             session = client.connect("pqssh-scan", t.host(), t.port(), AttributeRepository.ofKeyValuePair(ATTEMPT, a))
                     .verify(timeout).getSession();
             session.waitFor(EnumSet.of(ClientSessionEvent.CLOSED, ClientSessionEvent.WAIT_AUTH), timeout);
         } catch (IOException | RuntimeException e) {
-            if (a.key().get() == null) {
+            if (a.key().get() == null && a.sent().get() == null) {
                 return new ScanResult.HostKey(alg, null, null, null,
                         e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
             }
         } finally {
             if (session != null) {
+                a.keepSent(session);
                 session.close(true);
             }
         }
         PublicKey key = a.key().get();
-        if (key == null) {
+        // MINA ends the exchange before the verifier when it cannot check a host certificate (its CA's algorithm is
+        // not the one offered, a principal is not the scanned address): the certificate as sent is what is reported
+        Optional<byte[]> sent = Optional.ofNullable(a.sent().get());
+        if (key == null && sent.isEmpty()) {
             return new ScanResult.HostKey(alg, null, null, null, "no host key received within " + timeout.toMillis()
                     + " ms");
         }
-        byte[] blob;
-        if (key instanceof io.pqssh.mina.keys.PqPublicKey pq) {
-            blob = pq.blob();
-        } else {
-            ByteArrayBuffer b = new ByteArrayBuffer();
-            b.putRawPublicKey(key);
-            blob = b.getCompactData();
-        }
+        byte[] blob = sent.orElseGet(() -> blob(key));
         String type;
         try {
             type = PublicKeyLine.blobKeyType(blob);
@@ -142,6 +168,15 @@ public final class HostKeyCollector implements AutoCloseable {
         }
         return new ScanResult.HostKey(alg, type, KeyFingerprints.sha256(blob),
                 type + " " + Base64.getEncoder().encodeToString(blob), null);
+    }
+
+    private static byte[] blob(PublicKey key) {
+        if (key instanceof io.pqssh.mina.keys.PqPublicKey pq) {
+            return pq.blob();
+        }
+        ByteArrayBuffer b = new ByteArrayBuffer();
+        b.putRawPublicKey(key);
+        return b.getCompactData();
     }
 
     @Override

@@ -100,21 +100,45 @@ public record ScanResult(Target target, Status status, String error, String bann
      * A host key collected with a completed key exchange, or why it could not be.
      *
      * @param bits RSA modulus / DSA size, curve size for ECDSA and EdDSA, 0 when not known or post-quantum
+     * @param certificate what a host certificate ({@code *-cert-v01@openssh.com}) says; null for a plain key
      */
     public record HostKey(String algorithm, String keyType, String fingerprint, String publicKey, String error,
-            int bits) {
-        /** With the size read from the public key. */
+            int bits, HostCertificate certificate) {
+        /** With the size and the certificate read from the public key. */
         public HostKey(String algorithm, String keyType, String fingerprint, String publicKey, String error) {
-            this(algorithm, keyType, fingerprint, publicKey, error, bitsOf(publicKey));
+            this(algorithm, keyType, fingerprint, publicKey, error, bitsOf(publicKey), certificateOf(publicKey));
+        }
+
+        /** With no certificate. */
+        public HostKey(String algorithm, String keyType, String fingerprint, String publicKey, String error,
+                int bits) {
+            this(algorithm, keyType, fingerprint, publicKey, error, bits, null);
+        }
+
+        private static HostCertificate certificateOf(String publicKey) {
+            byte[] blob = blobOf(publicKey);
+            return blob == null ? null : HostCertificate.of(blob).orElse(null);
+        }
+
+        /** The blob of a {@code type base64} line; null when there is none. */
+        private static byte[] blobOf(String publicKey) {
+            if (publicKey == null || publicKey.indexOf(' ') < 0) {
+                return null;
+            }
+            try {
+                return java.util.Base64.getDecoder().decode(publicKey.substring(publicKey.indexOf(' ') + 1).strip());
+            } catch (IllegalArgumentException e) {
+                return null;
+            }
         }
 
         private static int bitsOf(String publicKey) {
-            if (publicKey == null || publicKey.indexOf(' ') < 0) {
+            byte[] blob = blobOf(publicKey);
+            if (blob == null) {
                 return 0;
             }
             try {
-                return io.pqssh.inventory.audit.KeyInfo.of(java.util.Base64.getDecoder().decode(
-                        publicKey.substring(publicKey.indexOf(' ') + 1).strip())).bits();
+                return io.pqssh.inventory.audit.KeyInfo.of(blob).bits();
             } catch (IllegalArgumentException | io.pqssh.core.wire.MalformedMessageException e) {
                 return 0;
             }
