@@ -40,7 +40,7 @@ final class KeygenCertificates {
     }
 
     /** What {@code -s} was asked to do. */
-    record Request(Path ca, String passphrase, String keyId, boolean host, String principals, String validity,
+    record Request(Path ca, boolean caInAgent, String passphrase, String keyId, boolean host, String principals, String validity,
             String serial, List<String> options, List<Path> keys) {
     }
 
@@ -55,31 +55,47 @@ final class KeygenCertificates {
         long[] validity = q.validity() == null ? new long[] {0, SshCertificate.FOREVER} : parseValidity(q.validity(), now);
         long serial = parseSerial(q.serial());
         List<String> principals = q.principals() == null ? List.of() : Arrays.asList(q.principals().split(","));
+        if (q.caInAgent()) {
+            try (AgentCaSigner ca = AgentCaSigner.open(q.ca())) {
+                signAll(q, ca, validity, serial, principals, err);
+            }
+            return 0;
+        }
         OpenSshPrivateKey caKey = KeygenCommand.readPrivate(q.ca(), q.passphrase());
         try {
-            CaSigner ca = caSigner(caKey.key());
-            for (Path pub : q.keys()) {
-                PublicKeyLine line = PublicKeyLine.parse(Files.readString(pub));
-                CertificateSigner s = CertificateSigner.forKey(line.blob()).keyId(q.keyId()).serial(serial)
-                        .type(q.host() ? CertificateType.HOST : CertificateType.USER).principals(principals);
-                if (validity[0] != 0 || validity[1] != SshCertificate.FOREVER) {
-                    s.validity(validity[0], validity[1]);
-                }
-                for (String o : q.options()) {
-                    applyOption(s, o, q.host());
-                }
-                SshCertificate cert = s.sign(ca, new SecureRandom());
-                Path out = certPath(pub);
-                Files.writeString(out, cert.toLine(line.comment()) + "\n", StandardCharsets.UTF_8);
-                err.println("Signed " + (q.host() ? "host" : "user") + " key " + out + ": id \"" + q.keyId()
-                        + "\" serial " + Long.toUnsignedString(serial)
-                        + (principals.isEmpty() ? "" : " for " + String.join(",", principals)) + " valid "
-                        + validity(cert));
-            }
+            signAll(q, caSigner(caKey.key()), validity, serial, principals, err);
         } finally {
             caKey.destroy();
         }
         return 0;
+    }
+
+    private static void signAll(Request q, CaSigner ca, long[] validity, long serial, List<String> principals,
+            PrintStream err) throws Exception {
+        for (Path pub : q.keys()) {
+            PublicKeyLine line = PublicKeyLine.parse(Files.readString(pub));
+            CertificateSigner s = CertificateSigner.forKey(line.blob()).keyId(q.keyId()).serial(serial)
+                    .type(q.host() ? CertificateType.HOST : CertificateType.USER).principals(principals);
+            if (validity[0] != 0 || validity[1] != SshCertificate.FOREVER) {
+                s.validity(validity[0], validity[1]);
+            }
+            for (String o : q.options()) {
+                applyOption(s, o, q.host());
+            }
+            SshCertificate cert;
+            try {
+                cert = s.sign(ca, new SecureRandom());
+            } catch (java.io.UncheckedIOException e) {
+                throw new IllegalArgumentException("Couldn't certify " + pub + " via agent: "
+                        + e.getCause().getMessage(), e);
+            }
+            Path out = certPath(pub);
+            Files.writeString(out, cert.toLine(line.comment()) + "\n", StandardCharsets.UTF_8);
+            err.println("Signed " + (q.host() ? "host" : "user") + " key " + out + ": id \"" + q.keyId()
+                    + "\" serial " + Long.toUnsignedString(serial)
+                    + (principals.isEmpty() ? "" : " for " + String.join(",", principals)) + " valid "
+                    + validity(cert));
+        }
     }
 
     static CaSigner caSigner(SshPrivateKey key) throws Exception {

@@ -109,6 +109,10 @@ public final class KeygenCommand implements Callable<Integer> {
     @Option(names = "-h", description = "With -s: a host certificate (default: user).")
     boolean hostCertificate;
 
+    @Option(names = "-U", description = "With -s: the CA key is held by the agent at SSH_AUTH_SOCK (pqssh agent or"
+            + " OpenSSH's ssh-agent); -s names its public key, as ssh-keygen -U.")
+    boolean caInAgent;
+
     @Option(names = "-V", paramLabel = "INTERVAL", description = "With -s: validity from:to ([+-]time, YYYYMMDD[HHMM[SS]][Z],"
             + " 0xSECONDS, always, forever) or +time (default: forever).")
     String validity;
@@ -176,8 +180,8 @@ public final class KeygenCommand implements Callable<Integer> {
             return KeygenCertificates.list(file, System.out);
         }
         if (signatureFile != null) {
-            return KeygenCertificates.sign(new KeygenCertificates.Request(signatureFile, passphrase, identity,
-                    hostCertificate, namespace, validity, serial, certOptions, files), System.err);
+            return KeygenCertificates.sign(new KeygenCertificates.Request(signatureFile, caInAgent, passphrase,
+                    identity, hostCertificate, namespace, validity, serial, certOptions, files), System.err);
         }
         if (allHostKeys) {
             HostKeySet.generateMissing(HostKeySet.directory(file == null ? null : file.toString()),
