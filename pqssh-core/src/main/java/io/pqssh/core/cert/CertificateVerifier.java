@@ -21,12 +21,15 @@ public final class CertificateVerifier {
 
     /** Whether the CA's signature over the certificate verifies; malformed signature blobs are exceptions. */
     public static boolean signatureValid(SshCertificate cert) throws MalformedMessageException {
-        byte[] ca = cert.signatureKey();
-        String caType = SshCertificate.peekName(ca);
-        if (ClassicalSignatures.handles(caType)) {
-            return ClassicalSignatures.verify(ca, cert.signedData(), cert.signature());
+        return signatureValid(cert.signatureKey(), cert.signedData(), cert.signature());
+    }
+
+    /** Whether {@code signature} by the key {@code keyBlob} (classical or post-quantum) verifies over {@code data}. */
+    static boolean signatureValid(byte[] keyBlob, byte[] data, byte[] signature) throws MalformedMessageException {
+        if (ClassicalSignatures.handles(SshCertificate.peekName(keyBlob))) {
+            return ClassicalSignatures.verify(keyBlob, data, signature);
         }
-        return Signatures.verify(ca, cert.signedData(), cert.signature());
+        return Signatures.verify(keyBlob, data, signature);
     }
 
     /**

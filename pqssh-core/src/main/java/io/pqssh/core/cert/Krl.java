@@ -22,7 +22,7 @@ import io.pqssh.core.wire.SshWriter;
  * or key ID per CA (an empty CA: any CA), plain keys revoked explicitly or by SHA1/SHA256 hash of their blob.
  * {@link #revocation} decides as OpenSSH's {@code ssh_krl_check_key}: the key's plain blob (a certificate's certified
  * key), then a certificate's CA key, then the certificate's serial and ID. Parsing fails closed: a critical
- * extension, a signature section (OpenSSH 9.4+ refuses them too) or trailing bytes are errors.
+ * extension, a signature that does not verify, a section after a signature or trailing bytes are errors.
  */
 public final class Krl {
     /** "SSHKRL\n\0". */
@@ -109,21 +109,45 @@ public final class Krl {
         TreeSet<byte[]> explicit = new TreeSet<>(BLOB_ORDER);
         TreeSet<byte[]> sha1 = new TreeSet<>(BLOB_ORDER);
         TreeSet<byte[]> sha256 = new TreeSet<>(BLOB_ORDER);
+        List<byte[]> signers = new ArrayList<>();
         while (r.remaining() > 0) {
             int type = r.getByte();
             byte[] section = r.getString();
+            if (!signers.isEmpty() && type != SECTION_SIGNATURE) {
+                throw new MalformedMessageException("KRL contains non-signature section after signature");
+            }
             switch (type) {
                 case SECTION_CERTIFICATES -> certs.add(certificateSection(section));
                 case SECTION_EXPLICIT_KEY -> blobs(section, explicit, 0, "explicit key");
                 case SECTION_FINGERPRINT_SHA1 -> blobs(section, sha1, 20, "SHA1 fingerprint");
                 case SECTION_FINGERPRINT_SHA256 -> blobs(section, sha256, 32, "SHA256 fingerprint");
-                case SECTION_SIGNATURE -> throw new MalformedMessageException(
-                        "KRL signatures are not supported (OpenSSH 9.4+ refuses them too)");
+                case SECTION_SIGNATURE -> signature(data, r, section, signers);
                 case SECTION_EXTENSION -> extension(section, "KRL");
                 default -> throw new MalformedMessageException("unknown KRL section type " + type);
             }
         }
         return new Krl(version, generated, comment, certs, explicit, sha1, sha256);
+    }
+
+    /**
+     * A signature section ({@code byte 4, string signature_key, string signature}) as OpenSSH 9.2's
+     * {@code ssh_krl_from_blob}: the signature covers the KRL from its magic through this section's key and must
+     * verify, a key signs once, only signature sections may follow. As sshd and ssh-keygen -Q, which pass no
+     * trusted signing keys, any valid signer is accepted: the signature proves integrity, not authority.
+     */
+    private static void signature(byte[] data, SshReader r, byte[] key, List<byte[]> signers)
+            throws MalformedMessageException {
+        int signedLength = data.length - r.remaining();
+        byte[] signature = r.getString();
+        for (byte[] k : signers) {
+            if (MessageDigest.isEqual(k, key)) {
+                throw new MalformedMessageException("KRL signed more than once with the same key");
+            }
+        }
+        if (!CertificateVerifier.signatureValid(key, java.util.Arrays.copyOf(data, signedLength), signature)) {
+            throw new MalformedMessageException("KRL signature is incorrect");
+        }
+        signers.add(key);
     }
 
     private static CaRevocations certificateSection(byte[] data) throws MalformedMessageException {
@@ -156,9 +180,14 @@ public final class Krl {
                     long offset = uint64(s);
                     byte[] mpint = s.getString();
                     BigInteger bits = new BigInteger(1, mpint);
+                    // runs of set bits become one range each: ssh-keygen writes bitmaps for dense serial sets
                     for (int i = bits.getLowestSetBit(); i >= 0 && i < bits.bitLength(); i = nextSetBit(bits, i)) {
-                        long v = offset + i;
-                        ranges.add(new long[] {v, v});
+                        int end = i;
+                        while (bits.testBit(end + 1)) {
+                            end++;
+                        }
+                        ranges.add(new long[] {offset + i, offset + end});
+                        i = end;
                     }
                     s.expectEnd("KRL serial bitmap");
                 }

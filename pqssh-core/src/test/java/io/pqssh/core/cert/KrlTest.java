@@ -94,6 +94,64 @@ class KrlTest {
         assertEquals("made by pqssh", back.comment());
     }
 
+    /**
+     * ssh-keygen -k writes a bitmap for a dense serial set (every odd serial to 2003, and the run 490-510); the same
+     * KRL then signed (OpenSSH 9.2 verifies KRL signatures in ssh-keygen -Q and sshd): read alike by both, a bad
+     * signature and a section after the signature refused by both.
+     */
+    @Test
+    void denseBitmapsAndSignedKrls() throws Exception {
+        StringBuilder spec = new StringBuilder("serial: 490-510\n");
+        for (int s = 1; s <= 2003; s += 2) {
+            spec.append("serial: ").append(s).append('\n');
+        }
+        Files.writeString(dir.resolve("dense"), spec);
+        run(0, "-k", "-f", "dense.krl", "-s", "ca.pub", "dense");
+        byte[] krl = Files.readAllBytes(dir.resolve("dense.krl"));
+        // 1012 serials as a list would take 8 bytes each: only a bitmap (one bit per serial) is this small
+        assertTrue(krl.length < 600, "ssh-keygen wrote " + krl.length + " bytes, no bitmap");
+        String[] revoked = {"c-5-cert.pub", "c-500-cert.pub", "c-2003-cert.pub"};
+        String[] ok = {"c-1500-cert.pub", "c-2002-cert.pub", "c-other-cert.pub"};
+        assertRevocations(Krl.parse(krl), revoked, ok);
+
+        io.pqssh.core.sig.SshSigningKey signer = io.pqssh.core.sig.SshSigningKey.generate(
+                io.pqssh.core.sig.SignatureKeyType.ED25519, new java.security.SecureRandom());
+        byte[] signedPart = new io.pqssh.core.wire.SshWriter().putRaw(krl).putByte(4)
+                .putString(signer.publicKeyBlob()).toByteArray();
+        byte[] signature = signer.sign(signedPart);
+        byte[] signed = new io.pqssh.core.wire.SshWriter().putRaw(signedPart).putString(signature).toByteArray();
+        Files.write(dir.resolve("signed.krl"), signed);
+        assertRevocations(Krl.parse(signed), revoked, ok);
+        for (String r : revoked) {
+            assertTrue(run(1, "-Q", "-f", "signed.krl", r).contains("REVOKED"), r);
+        }
+        for (String k : ok) {
+            assertTrue(run(0, "-Q", "-f", "signed.krl", k).contains("ok"), k);
+        }
+
+        byte[] bad = signed.clone();
+        bad[bad.length - 1] ^= 1;
+        Files.write(dir.resolve("bad.krl"), bad);
+        assertTrue(assertThrows(MalformedMessageException.class, () -> Krl.parse(bad)).getMessage()
+                .contains("KRL signature is incorrect"));
+        run(255, "-Q", "-f", "bad.krl", "c.pub");
+        byte[] after = new io.pqssh.core.wire.SshWriter().putRaw(signed).putByte(2).putString(new byte[0])
+                .toByteArray();
+        Files.write(dir.resolve("after.krl"), after);
+        assertTrue(assertThrows(MalformedMessageException.class, () -> Krl.parse(after)).getMessage()
+                .contains("non-signature section after signature"));
+        run(255, "-Q", "-f", "after.krl", "c.pub");
+    }
+
+    private static void assertRevocations(Krl k, String[] revoked, String[] ok) throws Exception {
+        for (String r : revoked) {
+            assertTrue(k.revocation(blob(r)).isPresent(), r);
+        }
+        for (String o : ok) {
+            assertEquals(Optional.empty(), k.revocation(blob(o)), o);
+        }
+    }
+
     @Test
     void malformedOrCriticalKrlsAreErrors() {
         byte[] good = new Krl.Builder().revokeKey(new byte[] {0, 0, 0, 1, 'x'}).encode(0);
