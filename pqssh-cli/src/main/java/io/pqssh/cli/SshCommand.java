@@ -498,11 +498,14 @@ public final class SshCommand implements Callable<Integer> {
             List<Path> files = config.identityFiles();
             Identities.Loaded ids;
             List<KeyPair> signatureKeys;
+            List<Path> certFiles;
+            List<Path> kemCertPlaces = new ArrayList<>();
             try {
-                List<Path> certFiles = config.certificateFiles();
-                ids = files.isEmpty() ? loader.load(defaultIdentities(config.home()), false, "Identity file",
-                        certFiles.isEmpty())
-                        : loader.load(files, true, "Identity file", certFiles.isEmpty());
+                certFiles = config.certificateFiles();
+                List<Path> idFiles = files.isEmpty() ? defaultIdentities(config.home()) : files;
+                ids = loader.load(idFiles, !files.isEmpty(), "Identity file", certFiles.isEmpty());
+                kemCertPlaces.addAll(idFiles);
+                kemCertPlaces.addAll(config.identityKemFiles());
                 signatureKeys = withCertificates(ids, certFiles, !files.isEmpty(), log);
                 kemKeys.addAll(ids.kemKeys());
                 Identities.Loaded kemIds = loader.load(config.identityKemFiles(), true,
@@ -529,7 +532,10 @@ public final class SshCommand implements Callable<Integer> {
             agent.ifPresent(a -> io.pqssh.client.agent.ClientAgent.install(b, a));
             if (!kemKeys.isEmpty() && config.flag("KEMAuthentication", true)) {
                 KemPrivateKey kemKey = kemKeys.get(0);
-                b.kemIdentity(new KemClientIdentity(kemKey, wireAlgorithm(config, kemKey), sigKey));
+                KemClientIdentity kemIdentity = new KemClientIdentity(kemKey, wireAlgorithm(config, kemKey), sigKey);
+                // its certificate (docs/publickey-kem.md 9.5), offered instead of the bare key as ssh offers one
+                b.kemIdentity(io.pqssh.client.ssh.KemCertificates.find(kemKey, certFiles, kemCertPlaces, log)
+                        .map(kemIdentity::withCertificate).orElse(kemIdentity));
             } else if (agent.isPresent() && config.flag("KEMAuthentication", true)) {
                 // the ML-KEM key may live in pqssh agent only (docs/agent-protocol.md)
                 io.pqssh.client.agent.ClientAgent.kemIdentity(agent.get(), sigKey).ifPresent(b::kemIdentity);

@@ -146,17 +146,7 @@ public final class FileKeyAuthorizers {
                 return false;
             }
             if (key instanceof org.apache.sshd.common.config.keys.OpenSshCertificate) {
-                // a certificate never matches a plain authorized_keys line: only its CA can vouch for it
-                CertificateAuthorizer c = certificates != null ? certificates
-                        : new CertificateAuthorizer(null, null, null, homes);
-                Optional<CertificateAuthorizer.Grant> g = c.authorize(b.getCompactData(), user, addr,
-                        endpoints(session), ca -> findCertAuthority(user, refused, ca, addr));
-                if (refused || g.isEmpty()) {
-                    return false;
-                }
-                io.pqssh.mina.internal.auth.AuthAttempt.recordCertificate(session, g.get().logText());
-                KeyRestrictions.record(session, g.get().options());
-                return true;
+                return certificateAccepted(session, user, refused, b.getCompactData(), addr);
             }
             Optional<AuthorizedKeyEntry> e = find(user, refused, b.getCompactData(), addr);
             return !refused && e.isPresent() && accepted(session, e.get());
@@ -168,15 +158,17 @@ public final class FileKeyAuthorizers {
             @Override
             public boolean isAuthorized(ServerSession session, String user, KemCredential credential, String addr) {
                 boolean refused = session != null && AdmittingUserAuthFactory.refused(session, user);
-                byte[] raw = credential.publicKey();
-                if (raw.length == credential.algorithm().publicKeyBytes()
-                        && revoked(io.pqssh.core.keys.kem.KemPublicKey.blob(credential.algorithm(), raw))) {
+                if (credential.certificate().isPresent()) {
+                    // mlkemN-cert-v01@pqssh.io (docs/publickey-kem.md 9.5): the same checks as a signature key's
+                    byte[] blob = credential.publicKey();
+                    return !revoked(blob) && certificateAccepted(session, user, refused, blob, addr);
+                }
+                byte[] blob = io.pqssh.core.keys.kem.KemPublicKey.blob(credential.algorithm(),
+                        credential.encapsulationKey());
+                if (revoked(blob)) {
                     return false;
                 }
-                Optional<AuthorizedKeyEntry> e = raw.length != credential.algorithm().publicKeyBytes()
-                        ? Optional.empty()
-                        : find(user, refused, io.pqssh.core.keys.kem.KemPublicKey.blob(credential.algorithm(), raw),
-                                addr);
+                Optional<AuthorizedKeyEntry> e = find(user, refused, blob, addr);
                 return !refused && e.isPresent() && accepted(session, e.get());
             }
 
@@ -185,6 +177,31 @@ public final class FileKeyAuthorizers {
                 return isAuthorized(null, user, credential, addr);
             }
         };
+    }
+
+    /**
+     * A user certificate, of a signature key ({@code publickey}) or of an ML-KEM key ({@code publickey-kem}): a
+     * certificate never matches a plain authorized_keys line, only its CA (TrustedUserCAKeys or a
+     * {@code cert-authority} line) can vouch for it. The accepted certificate's options go to the connection's
+     * {@link KeyRestrictions} and sshd's {@code -CERT ... ID ... CA ...} text to its log line; without a session to
+     * carry them (an embedding calling the authorizer directly) the certificate is refused.
+     */
+    private boolean certificateAccepted(ServerSession session, String user, boolean refused, byte[] certBlob,
+            String addr) {
+        if (session == null) {
+            LOG.warn("certificate for {} refused: no session to enforce its options on", user);
+            return false;
+        }
+        CertificateAuthorizer c = certificates != null ? certificates
+                : new CertificateAuthorizer(null, null, null, homes);
+        Optional<CertificateAuthorizer.Grant> g = c.authorize(certBlob, user, addr, endpoints(session),
+                ca -> findCertAuthority(user, refused, ca, addr));
+        if (refused || g.isEmpty()) {
+            return false;
+        }
+        io.pqssh.mina.internal.auth.AuthAttempt.recordCertificate(session, g.get().logText());
+        KeyRestrictions.record(session, g.get().options());
+        return true;
     }
 
     /**

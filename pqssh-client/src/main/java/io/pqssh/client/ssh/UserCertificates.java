@@ -41,6 +41,10 @@ public final class UserCertificates {
             log.debug1("no certificate read from " + file + ": " + e.getMessage());
             return Optional.empty();
         }
+        if (KemCertificates.isKemCertificateType(line.split("[ \\t]+", 2)[0])) {
+            log.debug1("certificate " + file + " is offered through publickey-kem, not publickey");
+            return Optional.empty();
+        }
         SshCertificate cert;
         try {
             cert = SshCertificate.parseLine(line);

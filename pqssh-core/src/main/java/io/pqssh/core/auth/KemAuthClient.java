@@ -27,7 +27,10 @@ public final class KemAuthClient {
      */
     public static byte[] respond(byte[] sessionId, String user, String service, KemAuthMethod method,
             KemCredential sent, KemChallenge challenge, KemPrivateKey key) throws ChallengeRejectedException {
-        Optional<KemAlgorithm> echoed = KemAlgorithm.fromName(challenge.alg());
+        // a certificate type is echoed exactly (its names are not normalized, section 9.5); a parameter set by name
+        Optional<KemAlgorithm> echoed = sent.certificate().isPresent()
+                ? Optional.of(sent.algorithm()).filter(a -> challenge.alg().equals(sent.alg()))
+                : KemAlgorithm.fromName(challenge.alg());
         if (echoed.isEmpty() || echoed.get() != sent.algorithm()) {
             throw new ChallengeRejectedException("challenge algorithm '" + KemCredential.printable(challenge.alg())
                     + "' differs from requested '" + sent.alg() + "'");
@@ -35,7 +38,8 @@ public final class KemAuthClient {
         if (!sent.samePublicKey(challenge.publicKey())) {
             throw new ChallengeRejectedException("challenge is for a different public key");
         }
-        if (!Arrays.equals(key.publicKey(), challenge.publicKey()) || key.algorithm() != sent.algorithm()) {
+        // a certificate credential echoes the certificate blob; the key decapsulates for the certified key
+        if (!Arrays.equals(key.publicKey(), sent.encapsulationKey()) || key.algorithm() != sent.algorithm()) {
             throw new ChallengeRejectedException("challenge does not match the loaded private key");
         }
         int expectedCt = sent.algorithm().ciphertextBytes();

@@ -45,12 +45,15 @@ public final class KemAuthServer {
         return encapsulator;
     }
 
-    /** Encapsulates to the requested key, computes the expected response, discards the shared secret. */
+    /**
+     * Encapsulates to the requested key (a certificate's certified key), computes the expected response, discards
+     * the shared secret.
+     */
     public IssuedChallenge issue(byte[] sessionId, KemAuthRequest request) {
         KemCredential cred = request.credential();
-        Encapsulation enc = encapsulator.encapsulate(cred.algorithm(), cred.publicKey(), random);
+        Encapsulation enc = encapsulator.encapsulate(cred.algorithm(), cred.encapsulationKey(), random);
         try {
-            // the challenge echoes alg and key exactly as received
+            // the challenge echoes alg and key (a certificate: its whole blob) exactly as received
             KemChallenge challenge = new KemChallenge(cred.alg(), cred.publicKey(), enc.ciphertext());
             byte[] ctx = AuthContext.encode(request, challenge);
             byte[] expected = hmacSha256(enc.sharedSecret(), ResponseDerivation.LABEL, sessionId, ctx);

@@ -64,7 +64,7 @@ public final class ClientKemUserAuth extends AbstractUserAuth {
             log.debug("publickey-kem-and: no signature key configured");
             return false;
         }
-        KemCredential cred = new KemCredential(identity.wireAlg(), identity.publicKey());
+        KemCredential cred = identity.credential();
         String user = session.getUsername();
         if (method == KemAuthMethod.PUBLICKEY_KEM) {
             sent = KemAuthRequest.kem(user, service, cred);

@@ -11,13 +11,18 @@ import io.pqssh.core.auth.ChallengeRejectedException;
 import io.pqssh.core.auth.KemAuthClient;
 import io.pqssh.core.auth.KemAuthRequest;
 import io.pqssh.core.auth.KemChallenge;
+import io.pqssh.core.auth.KemCredential;
+import io.pqssh.core.auth.UnusableKemCredentialException;
+import io.pqssh.core.cert.SshCertificate;
 import io.pqssh.core.kem.KemAlgorithm;
 import io.pqssh.core.kem.KemPrivateKey;
+import io.pqssh.core.keys.kem.KemPublicKey;
 
 /**
  * What the client logs in with: the KEM key (or an agent holding it), the exact algorithm spelling to send (the
  * research peer sends {@code ML-KEM-768}; pqssh sends the canonical name by default) and, for
- * {@code publickey-kem-and}, the classical signature key.
+ * {@code publickey-kem-and}, the classical signature key; optionally a certificate of the KEM key
+ * ({@code mlkem768-cert-v01@pqssh.io}, docs/publickey-kem.md 9.5), which is then offered instead of the bare key.
  */
 public final class KemClientIdentity {
     /**
@@ -36,6 +41,7 @@ public final class KemClientIdentity {
     private final Responder responder;
     private final String wireAlg;
     private final KeyPair signatureKey;
+    private final SshCertificate certificate;
 
     public KemClientIdentity(KemPrivateKey kemKey, String wireAlg, KeyPair signatureKey) {
         this.kemKey = Objects.requireNonNull(kemKey, "kemKey");
@@ -45,6 +51,7 @@ public final class KemClientIdentity {
                 challenge, kemKey);
         this.wireAlg = wireAlg == null ? kemKey.algorithm().sshName() : wireAlg;
         this.signatureKey = signatureKey;
+        this.certificate = null;
     }
 
     private KemClientIdentity(KemAlgorithm algorithm, byte[] publicKey, Responder responder, KeyPair signatureKey) {
@@ -54,6 +61,46 @@ public final class KemClientIdentity {
         this.responder = Objects.requireNonNull(responder);
         this.wireAlg = algorithm.sshName();
         this.signatureKey = signatureKey;
+        this.certificate = null;
+    }
+
+    private KemClientIdentity(KemClientIdentity base, SshCertificate certificate) {
+        this.kemKey = base.kemKey;
+        this.algorithm = base.algorithm;
+        this.publicKey = base.publicKey;
+        this.responder = base.responder;
+        this.wireAlg = certificate.certType();
+        this.signatureKey = base.signatureKey;
+        this.certificate = certificate;
+    }
+
+    /**
+     * This identity offering {@code certificate} (alg = its type, key field = its blob) instead of the bare key.
+     *
+     * @throws IllegalArgumentException when the certificate does not certify this identity's key
+     */
+    public KemClientIdentity withCertificate(SshCertificate certificate) {
+        if (!java.util.Arrays.equals(certificate.certifiedKey(), KemPublicKey.blob(algorithm, publicKey))) {
+            throw new IllegalArgumentException(certificate.certType() + " certifies another key");
+        }
+        return new KemClientIdentity(this, certificate);
+    }
+
+    /** The certificate offered with the key, if any. */
+    public Optional<SshCertificate> certificate() {
+        return Optional.ofNullable(certificate);
+    }
+
+    /** The request's {@code alg} and {@code kem_public_key}: the bare key, or the certificate. */
+    public KemCredential credential() {
+        if (certificate == null) {
+            return new KemCredential(wireAlg, publicKey);
+        }
+        try {
+            return KemCredential.ofCertificate(certificate);
+        } catch (UnusableKemCredentialException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
     }
 
     public static KemClientIdentity of(KemPrivateKey kemKey) {

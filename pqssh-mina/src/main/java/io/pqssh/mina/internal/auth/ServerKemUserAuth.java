@@ -70,7 +70,8 @@ public final class ServerKemUserAuth extends AbstractUserAuth {
             return Boolean.FALSE;
         }
         KemAlgorithm algorithm = request.credential().algorithm();
-        AuthAttempt.recordKemKey(session, algorithm, request.credential().publicKey());
+        // a certificate is logged by its certified key until it is accepted (then sshd's -CERT text replaces it)
+        AuthAttempt.recordKemKey(session, algorithm, request.credential().encapsulationKey());
         AuthAttempt.recordSubmethod(session, algorithm.sshName());
         if (!settings.allowedAlgorithms().contains(algorithm)) {
             log.info("{} for {} from {}: algorithm {} not allowed", method.wireName(), user,
