@@ -129,6 +129,11 @@ public final class AuthAttempt {
             // sshd: ED25519-CERT; the certificate's id and CA are added once it is accepted
             return sshdKeyType(type.substring(0, type.length() - "-cert-v01@openssh.com".length())) + "-CERT";
         }
+        java.util.Optional<String> certified = io.pqssh.core.cert.CertificateKeyTypes.plainName(type);
+        if (certified.isPresent()) {
+            // pqssh's own certificate names (mlkem768-cert-v01@pqssh.io): MLKEM768-CERT
+            return sshdKeyType(certified.get()) + "-CERT";
+        }
         if (type.equals("ssh-ed25519")) {
             return "ED25519";
         }
