@@ -13,6 +13,7 @@ import org.apache.sshd.client.session.ClientSession;
 
 import io.pqssh.client.config.ClientConfig;
 import io.pqssh.client.config.ConfigException;
+import io.pqssh.client.config.ForwardSpec;
 import io.pqssh.client.config.OptionValue;
 import io.pqssh.client.config.Patterns;
 import io.pqssh.client.config.Validators;
@@ -104,18 +105,19 @@ final class ConnectionSharing {
             if (isPersistChild()) {
                 return Optional.empty();
             }
-            if (mode != MasterMode.YES && !config.forwards().isEmpty()) {
-                // ssh would hand -L/-R/-D to the master (MUX_C_OPEN_FWD), which is not implemented here: a login of
-                // this process's own carries them out instead of a session that silently lacks them
-                log.error("pqssh: port forwarding through a shared connection is not implemented; connecting"
-                        + " without the master at " + path);
-                return Optional.empty(); // nor a ControlPersist master: its socket may well be that live one
-            } else if (mode != MasterMode.YES) {
+            if (mode != MasterMode.YES) {
                 if (mode == MasterMode.AUTO) {
                     log.debug1("auto-mux: Trying existing master at '" + path + "'");
                 }
                 MuxClient.Attempt a = MuxClient.connect(path, mode != MasterMode.NO, log);
                 if (a.connected()) {
+                    if (cmd.stdioForward == null && !sendForwards(a.client(), true, config, log, false)) {
+                        // as ssh's muxclient: nothing is shared, and a login of this process's own carries out
+                        // the forwardings (ExitOnForwardFailure applies to it as to any login)
+                        a.client().close();
+                        log.error("muxclient: master forward request failed");
+                        return Optional.empty();
+                    }
                     return Optional.of(passenger(a.client(), cmd, config, log));
                 }
                 // ssh's cases: a stale socket is unlinked quietly (unless ControlMaster no), a missing one is normal
@@ -170,30 +172,52 @@ final class ConnectionSharing {
     }
 
     /**
-     * {@code -O forward|cancel}: each -L/-R/-D (and LocalForward... of the configuration) sent to the master, as ssh's
-     * {@code mux_client_forwards}: the port of a {@code -R 0:…} on stdout; a refusal is ssh's error line, then for
-     * forward its fatal line and 255, for cancel an error line and still 0 (OpenSSH 9.2 exits 0 there).
+     * {@code -O forward|cancel}: as ssh's {@code mux_client_forwards}, then for forward its fatal line and 255 when
+     * any was refused, for cancel an error line and still 0 (OpenSSH 9.2 exits 0 there).
      */
     private static int forwards(MuxClient c, boolean open, ClientConfig config, ClientLog log)
             throws ConfigException {
-        for (io.pqssh.client.config.ForwardSpec f : config.forwards()) {
+        if (sendForwards(c, open, config, log, open)) {
+            return 0;
+        }
+        if (open) {
+            log.fatal("muxclient: master forward request failed");
+            return 255;
+        }
+        log.error("muxclient: master cancel forward request failed");
+        return 0;
+    }
+
+    /**
+     * Each -L/-D, then each -R (command line and LocalForward...) sent to the master, as ssh's
+     * {@code mux_client_forwards}: every one is tried, a refusal is ssh's error line; false if any was refused.
+     * {@code printPort}: the port of a {@code -R 0:…} on stdout ({@code -O forward}); else only {@code -v} says it.
+     */
+    private static boolean sendForwards(MuxClient c, boolean open, ClientConfig config, ClientLog log,
+            boolean printPort) throws ConfigException {
+        boolean ok = true;
+        List<ForwardSpec> all = new ArrayList<>(config.forwards());
+        all.sort(java.util.Comparator.comparing(f -> f.kind() == ForwardSpec.Kind.REMOTE));
+        for (ForwardSpec f : all) {
+            log.debug1("Requesting " + (open ? "forwarding of " : "cancellation of ")
+                    + f.kind().name().toLowerCase(Locale.ROOT) + " forward " + f);
             try {
                 int port = c.forward(open, f);
-                if (open && port >= 0) {
-                    System.out.println(port);
-                    System.out.flush();
+                if (port >= 0) {
+                    log.debug1("Allocated port " + port + " for remote forward to "
+                            + (f.targetHost() == null ? "" : f.targetHost()) + ":"
+                            + (f.targetPort() == null ? 0 : f.targetPort()));
+                    if (printPort) {
+                        System.out.println(port);
+                        System.out.flush();
+                    }
                 }
             } catch (MuxClient.MuxFailure e) {
-                log.error("mux_client_forward: " + e.getMessage());
-                if (open) {
-                    log.fatal("muxclient: master forward request failed");
-                    return 255;
-                }
-                log.error("muxclient: master cancel forward request failed");
-                return 0;
+                log.error(e.getMessage());
+                ok = false;
             }
         }
-        return 0;
+        return ok;
     }
 
     /** A session (or -W) through the master, with this process's stdin, stdout and stderr. */

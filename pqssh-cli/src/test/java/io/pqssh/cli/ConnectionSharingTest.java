@@ -204,15 +204,6 @@ class ConnectionSharingTest {
         assertTrue(w.out().startsWith("SSH-2.0-OpenSSH"), w.all());
         assertEquals(1, logins(), CliHarness.read(sshdLog));
 
-        // forwards are not handed to a master: this login makes its own connection and says so
-        int listen = CliHarness.freePort();
-        CliHarness.Result fwd = sh("$PQSSH ssh " + common() + " -S " + socket + " -L " + listen + ":127.0.0.1:"
-                + port + " " + dest() + " 'echo own-login'");
-        assertEquals(0, fwd.rc(), fwd.all());
-        assertEquals("own-login\n", fwd.out(), fwd.all());
-        assertTrue(fwd.err().contains("port forwarding through a shared connection is not implemented"), fwd.all());
-        assertEquals(2, logins(), CliHarness.read(sshdLog));
-
         CliHarness.Result c = sh("$PQSSH ssh " + common() + " -S " + socket + " -O check " + dest());
         assertEquals(0, c.rc(), c.all());
         assertTrue(MASTER_PID.matcher(c.err()).find(), c.all());
@@ -413,6 +404,60 @@ class ConnectionSharingTest {
         }
         sh(CliHarness.SSH + " -S " + pq + " -O exit " + dest());
         sh(CliHarness.SSH + " -S " + os + " -O exit " + dest());
+    }
+
+    /**
+     * -L/-R/-D given with a session that attaches to a live master: the client sends MUX_C_OPEN_FWD for each before
+     * MUX_C_NEW_SESSION, as ssh's mux client, so the forwardings live on the master's connection (no new login). A
+     * forwarding the master refuses (its port is taken) makes the client log in itself, as ssh's muxclient, and that
+     * login honours ExitOnForwardFailure. Both clients against both masters, same status, output and login count.
+     */
+    @Test
+    void forwardsGivenWithASessionGoThroughEitherMaster() throws Exception {
+        Path pq = dir.resolve("ctl-pq");
+        startPqsshMaster(pq);
+        Path os = dir.resolve("ctl-os");
+        CliHarness.Result o = sh(CliHarness.SSH + " " + common() + " -M -S " + os + " -fN " + dest());
+        assertEquals(0, o.rc(), o.all());
+        check(os);
+        for (String client : List.of(CliHarness.SSH + " ", "$PQSSH ssh ")) {
+            for (Path socket : List.of(pq, os)) {
+                sessionWithForwards(client + common() + " -S " + socket + " ");
+            }
+        }
+        sh(CliHarness.SSH + " -S " + pq + " -O exit " + dest());
+        sh(CliHarness.SSH + " -S " + os + " -O exit " + dest());
+    }
+
+    private void sessionWithForwards(String ssh) throws Exception {
+        int lport = CliHarness.freePort();
+        int rport = CliHarness.freePort();
+        int dport = CliHarness.freePort();
+        int before = logins();
+        CliHarness.Result s = sh(ssh + "-L " + lport + ":127.0.0.1:" + port + " -R " + rport + ":127.0.0.1:" + port
+                + " -D " + dport + " " + dest() + " 'echo through-the-master'");
+        assertEquals(List.of(0, "through-the-master\n", ""), List.of(s.rc(), s.out(), s.err()), ssh + s.all());
+        assertEquals(before, logins(), ssh + ": the forwards go to the master\n" + CliHarness.read(sshdLog));
+        assertTrue(CliHarness.firstLine(lport).startsWith("SSH-2.0-OpenSSH"), ssh + " -L");
+        assertTrue(CliHarness.firstLine(rport).startsWith("SSH-2.0-OpenSSH"), ssh + " -R");
+        assertTrue(CliHarness.portOpen(dport), ssh + " -D");
+
+        try (java.net.ServerSocket busy = new java.net.ServerSocket(0, 1,
+                java.net.InetAddress.getByName("127.0.0.1"))) {
+            String taken = " -L 127.0.0.1:" + busy.getLocalPort() + ":127.0.0.1:" + port + " ";
+            List<String> refused = List.of("mux_client_forward: forwarding request failed: Port forwarding failed",
+                    "muxclient: master forward request failed");
+            CliHarness.Result exit = sh(ssh + "-o ExitOnForwardFailure=yes" + taken + dest() + " 'echo not-run'");
+            assertEquals(255, exit.rc(), ssh + exit.all());
+            assertEquals("", exit.out(), ssh + exit.all());
+            assertEquals(refused, exit.err().lines().limit(2).toList(), ssh + exit.all());
+            assertEquals(before + 1, logins(), ssh + ": the client logged in itself\n" + CliHarness.read(sshdLog));
+            CliHarness.Result warn = sh(ssh + taken + dest() + " 'echo own-login'");
+            assertEquals(0, warn.rc(), ssh + warn.all());
+            assertEquals("own-login\n", warn.out(), ssh + warn.all());
+            assertEquals(refused, warn.err().lines().limit(2).toList(), ssh + warn.all());
+            assertEquals(before + 2, logins(), ssh + CliHarness.read(sshdLog));
+        }
     }
 
     private void forwardAndCancel(String ssh) throws Exception {

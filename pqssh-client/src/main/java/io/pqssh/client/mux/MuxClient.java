@@ -165,7 +165,8 @@ public final class MuxClient implements AutoCloseable {
      * {@code mux_client_forward}.
      *
      * @return the port the master's server allocated for {@code -R 0:…} ({@code MUX_S_REMOTE_PORT}), else -1
-     * @throws MuxFailure with ssh's reason ("forwarding request failed: port not forwarded")
+     * @throws MuxFailure with ssh's whole error line ("mux_client_forward: forwarding request failed: port not
+     *     forwarded", "Master refused forwarding request: …")
      */
     public int forward(boolean open, io.pqssh.client.config.ForwardSpec f) throws MuxFailure {
         int type = switch (f.kind()) {
@@ -193,8 +194,10 @@ public final class MuxClient implements AutoCloseable {
                     requestId++;
                     return m.u32();
                 }
-                case Mux.S_PERMISSION_DENIED -> throw new MuxFailure("forwarding request failed: " + m.string());
-                case Mux.S_FAILURE -> throw new MuxFailure("forwarding request failed: " + m.string());
+                case Mux.S_PERMISSION_DENIED -> throw new MuxFailure("Master refused forwarding request: "
+                        + m.string());
+                case Mux.S_FAILURE -> throw new MuxFailure("mux_client_forward: forwarding request failed: "
+                        + m.string());
                 default -> throw new MuxFailure("unexpected response from master 0x" + String.format("%08x", reply));
             }
         } catch (IOException e) {
