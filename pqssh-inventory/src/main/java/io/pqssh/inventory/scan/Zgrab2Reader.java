@@ -79,6 +79,7 @@ public final class Zgrab2Reader {
     /** Reads every line; returns the number of lines read. I/O errors of the input end the read (with the line). */
     public static long read(InputStream in, String source, int defaultPort, Handler h) throws IOException {
         LineReader lines = new LineReader(in, MAX_LINE);
+        Memo memo = new Memo();
         long n = 0;
         while (true) {
             int len;
@@ -100,7 +101,7 @@ public final class Zgrab2Reader {
             }
             List<ScanResult> rs;
             try {
-                rs = records(lines.buffer(), len, defaultPort);
+                rs = records(lines.buffer(), len, defaultPort, memo);
             } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
                 h.badRecord(n, "not a ZGrab2 record: " + oneLine(e.getOriginalMessage())
                         + (e.getLocation() != null ? " (column " + e.getLocation().getColumnNr() + ")" : ""));
@@ -137,10 +138,10 @@ public final class Zgrab2Reader {
     /** The results of one record (a line of JSON): one per ssh response in it. */
     public static List<ScanResult> records(String line, int defaultPort) throws IOException {
         byte[] b = line.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        return records(b, b.length, defaultPort);
+        return records(b, b.length, defaultPort, new Memo());
     }
 
-    static List<ScanResult> records(byte[] buf, int len, int defaultPort) throws IOException {
+    static List<ScanResult> records(byte[] buf, int len, int defaultPort, Memo memo) throws IOException {
         Grab g = new Grab();
         try (JsonParser p = JSON.createParser(buf, 0, len)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
@@ -154,7 +155,7 @@ public final class Zgrab2Reader {
                     case "domain" -> g.domain = text(p, t);
                     case "port" -> g.port = t == JsonToken.VALUE_NUMBER_INT ? p.getIntValue() : 0;
                     case "error" -> g.error = text(p, t);
-                    case "data" -> data(p, t, g);
+                    case "data" -> data(p, t, g, memo);
                     default -> p.skipChildren();
                 }
             }
@@ -194,9 +195,10 @@ public final class Zgrab2Reader {
             return failed(t, ScanResult.Status.SCAN_ERROR, "scan error: zgrab2 scanner " + r.name + " " + err);
         }
         if (r.kex != null && r.kex.kex != null) {
-            KexInit k = r.kex.toKexInit();
-            return new ScanResult(t, ScanResult.Status.SSH, null, r.serverIdRaw, r.software, k, Classification.of(k),
-                    r.hostKeys, 1, 0, ScanResult.Evidence.KEXINIT);
+            // the cached entry's KexInit (equal to this one): the sinks' own KexCache look-ups then find it by identity
+            KexCache.Entry e = KexCache.of(r.kex.toKexInit());
+            return new ScanResult(t, ScanResult.Status.SSH, null, r.serverIdRaw, r.software, e.kexInit(),
+                    e.classification(), r.hostKeys, 1, 0, ScanResult.Evidence.KEXINIT);
         }
         if (err != null) {
             ScanResult fromText = fromErrorText(t, r, fullErr);
@@ -311,7 +313,7 @@ public final class Zgrab2Reader {
         }
     }
 
-    private static void data(JsonParser p, JsonToken t, Grab g) throws IOException {
+    private static void data(JsonParser p, JsonToken t, Grab g, Memo memo) throws IOException {
         if (t == JsonToken.VALUE_NULL) {
             return;
         }
@@ -325,7 +327,7 @@ public final class Zgrab2Reader {
                 p.skipChildren();
                 continue;
             }
-            Response r = response(p, name);
+            Response r = response(p, name, memo);
             // a panicking scanner's response carries its scanner name as protocol
             // (older zgrab2 versions wrote no protocol; a scanner is named after its module by default)
             boolean sshName = name.toLowerCase(Locale.ROOT).contains("ssh");
@@ -338,20 +340,20 @@ public final class Zgrab2Reader {
         }
     }
 
-    private static Response response(JsonParser p, String name) throws IOException {
+    private static Response response(JsonParser p, String name, Memo memo) throws IOException {
         Response r = new Response();
         r.name = name;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String f = p.currentName();
             JsonToken t = p.nextToken();
             switch (f) {
-                case "status" -> r.status = text(p, t);
-                case "protocol" -> r.protocol = text(p, t);
+                case "status" -> r.status = memo.text(p, t);
+                case "protocol" -> r.protocol = memo.text(p, t);
                 case "port" -> r.port = t == JsonToken.VALUE_NUMBER_INT ? p.getIntValue() : 0;
                 case "error" -> r.error = text(p, t);
                 case "result" -> {
                     if (t == JsonToken.START_OBJECT) {
-                        result(p, r);
+                        result(p, r, memo);
                     } else {
                         p.skipChildren();
                     }
@@ -362,7 +364,7 @@ public final class Zgrab2Reader {
         return r;
     }
 
-    private static void result(JsonParser p, Response r) throws IOException {
+    private static void result(JsonParser p, Response r, Memo memo) throws IOException {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String f = p.currentName();
             JsonToken t = p.nextToken();
@@ -376,15 +378,15 @@ public final class Zgrab2Reader {
                         String g = p.currentName();
                         JsonToken v = p.nextToken();
                         switch (g) {
-                            case "raw" -> r.serverIdRaw = text(p, v);
-                            case "software" -> r.software = text(p, v);
+                            case "raw" -> r.serverIdRaw = memo.text(p, v);
+                            case "software" -> r.software = memo.text(p, v);
                             default -> p.skipChildren();
                         }
                     }
                 }
                 case "server_key_exchange" -> {
                     if (t == JsonToken.START_OBJECT) {
-                        r.kex = lists(p);
+                        r.kex = lists(p, memo);
                     } else {
                         p.skipChildren();
                     }
@@ -398,7 +400,7 @@ public final class Zgrab2Reader {
                         String g = p.currentName();
                         JsonToken v = p.nextToken();
                         if (g.equals("server_host_key") && v == JsonToken.START_OBJECT) {
-                            r.hostKeys = hostKey(p);
+                            r.hostKeys = hostKey(p, memo);
                         } else {
                             p.skipChildren();
                         }
@@ -409,22 +411,22 @@ public final class Zgrab2Reader {
         }
     }
 
-    private static Lists lists(JsonParser p) throws IOException {
+    private static Lists lists(JsonParser p, Memo memo) throws IOException {
         Lists l = new Lists();
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String f = p.currentName();
             JsonToken t = p.nextToken();
             switch (f) {
-                case "kex_algorithms" -> l.kex = names(p, t, f);
-                case "host_key_algorithms" -> l.hostKey = names(p, t, f);
-                case "client_to_server_ciphers" -> l.c2s = names(p, t, f);
-                case "server_to_client_ciphers" -> l.s2c = names(p, t, f);
-                case "client_to_server_macs" -> l.macC2s = names(p, t, f);
-                case "server_to_client_macs" -> l.macS2c = names(p, t, f);
-                case "client_to_server_compression" -> l.compC2s = names(p, t, f);
-                case "server_to_client_compression" -> l.compS2c = names(p, t, f);
-                case "client_to_server_languages" -> l.langC2s = names(p, t, f);
-                case "server_to_client_languages" -> l.langS2c = names(p, t, f);
+                case "kex_algorithms" -> l.kex = names(p, t, f, memo);
+                case "host_key_algorithms" -> l.hostKey = names(p, t, f, memo);
+                case "client_to_server_ciphers" -> l.c2s = names(p, t, f, memo);
+                case "server_to_client_ciphers" -> l.s2c = names(p, t, f, memo);
+                case "client_to_server_macs" -> l.macC2s = names(p, t, f, memo);
+                case "server_to_client_macs" -> l.macS2c = names(p, t, f, memo);
+                case "client_to_server_compression" -> l.compC2s = names(p, t, f, memo);
+                case "server_to_client_compression" -> l.compS2c = names(p, t, f, memo);
+                case "client_to_server_languages" -> l.langC2s = names(p, t, f, memo);
+                case "server_to_client_languages" -> l.langS2c = names(p, t, f, memo);
                 case "first_kex_follows" -> l.follows = t == JsonToken.VALUE_TRUE;
                 default -> p.skipChildren();
             }
@@ -432,7 +434,7 @@ public final class Zgrab2Reader {
         return l;
     }
 
-    private static List<String> names(JsonParser p, JsonToken t, String field) throws IOException {
+    private static List<String> names(JsonParser p, JsonToken t, String field, Memo memo) throws IOException {
         if (t == JsonToken.VALUE_NULL) {
             return List.of();
         }
@@ -444,7 +446,7 @@ public final class Zgrab2Reader {
             if (t != JsonToken.VALUE_STRING) {
                 throw new IllegalArgumentException(field + " has a non-string entry");
             }
-            String s = p.getText();
+            String s = memo.text(p, t);
             checkName(field, s, l.size());
             l.add(s);
         }
@@ -457,30 +459,145 @@ public final class Zgrab2Reader {
         }
     }
 
-    private static List<ScanResult.HostKey> hostKey(JsonParser p) throws IOException {
+    private static List<ScanResult.HostKey> hostKey(JsonParser p, Memo memo) throws IOException {
+        Memo.Key seen = null;
         String raw = null;
         String alg = null;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String f = p.currentName();
             JsonToken t = p.nextToken();
             switch (f) {
-                case "raw" -> raw = text(p, t);
-                case "algorithm" -> alg = text(p, t);
+                case "raw" -> {
+                    if (t == JsonToken.VALUE_STRING) {
+                        seen = memo.key(p);
+                        raw = seen.raw;
+                    } else {
+                        p.skipChildren();
+                    }
+                }
+                case "algorithm" -> alg = memo.text(p, t);
                 default -> p.skipChildren();
             }
         }
         if (raw == null) {
             return List.of();
         }
+        if (seen.keys != null && java.util.Objects.equals(seen.algorithm, alg)) {
+            return seen.keys;
+        }
+        seen.algorithm = alg;
+        seen.keys = hostKey(raw, alg);
+        return seen.keys;
+    }
+
+    /** A host key from its base64 blob, decoded once (type, fingerprint and size from the same bytes). */
+    static List<ScanResult.HostKey> hostKey(String raw, String alg) {
         try {
             byte[] blob = Base64.getDecoder().decode(raw);
             String type = PublicKeyLine.blobKeyType(blob);
-            return List.of(new ScanResult.HostKey(alg != null ? alg : type, type, KeyFingerprints.sha256(blob),
-                    type + " " + raw, null));
+            String fingerprint;
+            int bits;
+            try {
+                io.pqssh.inventory.audit.KeyInfo info = io.pqssh.inventory.audit.KeyInfo.of(blob);
+                fingerprint = info.fingerprint();
+                bits = info.bits();
+            } catch (io.pqssh.core.wire.MalformedMessageException | IllegalArgumentException e) {
+                fingerprint = KeyFingerprints.sha256(blob);
+                bits = 0; // as HostKey's own reading of the size: an unreadable body has no size
+            }
+            return List.of(new ScanResult.HostKey(alg != null ? alg : type, type, fingerprint, type + " " + raw, null,
+                    bits));
         } catch (IllegalArgumentException | KeyFileException e) {
             // the record stays: only this key is unreadable
             return List.of(new ScanResult.HostKey(alg != null ? alg : "unknown", null, null, null,
                     "server_host_key.raw unreadable: " + oneLine(e.getMessage())));
+        }
+    }
+
+    /**
+     * What one input repeats, kept once (bounded, direct-mapped: a slot holds the last value that hashed to it): the
+     * short strings (algorithm names, banners, statuses) as one String each, so that equal KEXINITs are made of the
+     * same Strings (their hashes computed once, {@code equals} by identity); and each host key blob's decoded key,
+     * so that a key seen on many hosts is base64-decoded and fingerprinted once. Values are kept by content, so the
+     * results are the ones reading every record afresh gives.
+     */
+    static final class Memo {
+        private static final int TEXTS = 1 << 12;
+        private static final int KEYS = 1 << 10;
+        /** Longer strings are not kept (a banner is at most 255 bytes). */
+        private static final int MAX_TEXT = 256;
+        /** Longer key blobs are decoded every time (ML-DSA-87 is ~3.5 K characters of base64). */
+        private static final int MAX_KEY = 8192;
+        private final String[] texts = new String[TEXTS];
+        private final Key[] keys = new Key[KEYS];
+
+        /** A host key's {@code raw} text and, once read, its key (for the {@code algorithm} it was read with). */
+        static final class Key {
+            final String raw;
+            String algorithm;
+            List<ScanResult.HostKey> keys;
+
+            Key(String raw) {
+                this.raw = raw;
+            }
+        }
+
+        /** As {@link Zgrab2Reader#text}, the same String for the same short text. */
+        String text(JsonParser p, JsonToken t) throws IOException {
+            if (t != JsonToken.VALUE_STRING) {
+                p.skipChildren();
+                return null;
+            }
+            char[] c = p.getTextCharacters();
+            int off = p.getTextOffset();
+            int len = p.getTextLength();
+            if (len > MAX_TEXT) {
+                return new String(c, off, len);
+            }
+            int slot = slot(c, off, len, TEXTS);
+            String s = texts[slot];
+            if (s == null || !same(s, c, off, len)) {
+                s = new String(c, off, len);
+                texts[slot] = s;
+            }
+            return s;
+        }
+
+        /** The current string token as a host key's raw text, with what was read of it before. */
+        Key key(JsonParser p) throws IOException {
+            char[] c = p.getTextCharacters();
+            int off = p.getTextOffset();
+            int len = p.getTextLength();
+            if (len > MAX_KEY) {
+                return new Key(new String(c, off, len));
+            }
+            int slot = slot(c, off, len, KEYS);
+            Key k = keys[slot];
+            if (k == null || !same(k.raw, c, off, len)) {
+                k = new Key(new String(c, off, len));
+                keys[slot] = k;
+            }
+            return k;
+        }
+
+        private static int slot(char[] c, int off, int len, int size) {
+            int h = 0;
+            for (int i = off; i < off + len; i++) {
+                h = 31 * h + c[i];
+            }
+            return (h ^ (h >>> 16)) & (size - 1);
+        }
+
+        private static boolean same(String s, char[] c, int off, int len) {
+            if (s.length() != len) {
+                return false;
+            }
+            for (int i = 0; i < len; i++) {
+                if (s.charAt(i) != c[off + i]) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 
@@ -505,7 +622,7 @@ public final class Zgrab2Reader {
         if (s == null) {
             return "";
         }
-        String o = s.replaceAll("[\\r\\n]+", " ");
+        String o = s.indexOf('\n') < 0 && s.indexOf('\r') < 0 ? s : s.replaceAll("[\\r\\n]+", " ");
         return o.length() > 300 ? o.substring(0, 300) + "..." : o;
     }
 
