@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
 import java.math.BigInteger;
+import java.security.SecureRandom;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -14,7 +15,13 @@ import java.util.Random;
 
 import org.junit.jupiter.api.Test;
 
+import io.pqssh.core.cert.CaSigner;
+import io.pqssh.core.cert.CertificateSigner;
+import io.pqssh.core.cert.CertificateType;
+import io.pqssh.core.cert.SshCertificate;
 import io.pqssh.core.keys.KeyFingerprints;
+import io.pqssh.core.sig.SignatureKeyType;
+import io.pqssh.core.sig.SshSigningKey;
 import io.pqssh.core.wire.SshWriter;
 import io.pqssh.inventory.scan.ScanResult;
 import io.pqssh.inventory.scan.Zgrab2Reader;
@@ -44,10 +51,15 @@ class Zgrab2MemoEquivalenceTest {
                 .putString(new byte[65]).toByteArray());
         String rsa2048 = b64(rsa(2048, rnd));
         String rsa1024 = b64(rsa(1024, rnd));
+        SshCertificate cert = CertificateSigner.forKey(SshSigningKey.generate(SignatureKeyType.ED25519,
+                new SecureRandom()).publicKeyBlob()).type(CertificateType.HOST).keyId("h").principals(List.of("h"))
+                .sign(CaSigner.of(SshSigningKey.generate(SignatureKeyType.ED25519, new SecureRandom())),
+                        new SecureRandom());
+        String certKey = b64(cert.blob());
         String truncated = b64(new SshWriter(32).putString("ssh-rsa").putUint32(999).toByteArray());
         String[][] keys = {{edKey, "ssh-ed25519"}, {edKey, "ssh-ed25519-cert-v01@openssh.com"}, {ecKey,
                 "ecdsa-sha2-nistp256"}, {rsa2048, "rsa-sha2-512"}, {rsa2048, "ssh-rsa"}, {rsa1024, "ssh-rsa"},
-                {truncated, "ssh-rsa"}, {"not base64!", "ssh-ed25519"}, {b64(new byte[3]), "ssh-ed25519"}};
+                {truncated, "ssh-rsa"}, {certKey, cert.certType()}, {"not base64!", "ssh-ed25519"}, {b64(new byte[3]), "ssh-ed25519"}};
         List<List<String>> kexes = List.of(List.of("mlkem768x25519-sha256", "curve25519-sha256"),
                 List.of("curve25519-sha256", "diffie-hellman-group14-sha1"));
         StringBuilder in = new StringBuilder();
@@ -90,6 +102,8 @@ class Zgrab2MemoEquivalenceTest {
         assertTrue(keysSeen >= 400, "host keys read: " + keysSeen);
         assertTrue(read.results().stream().anyMatch(r -> !r.hostKeys().isEmpty() && r.hostKeys().get(0).bits() == 2048));
         assertTrue(read.results().stream().anyMatch(r -> !r.hostKeys().isEmpty() && r.hostKeys().get(0).error() != null));
+        assertTrue(read.results().stream().anyMatch(r -> !r.hostKeys().isEmpty()
+                && r.hostKeys().get(0).certificate() != null), "a host certificate is read as one");
         // equal KEXINITs are one object: the sinks' KexCache look-ups find it by identity
         assertSame(read.results().get(0).kexInit(), read.results().get(2).kexInit());
     }

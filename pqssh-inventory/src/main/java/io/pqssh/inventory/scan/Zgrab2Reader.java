@@ -490,7 +490,7 @@ public final class Zgrab2Reader {
         return seen.keys;
     }
 
-    /** A host key from its base64 blob, decoded once (type, fingerprint and size from the same bytes). */
+    /** A host key from its base64 blob, decoded once (type, fingerprint, size and certificate from the same bytes). */
     static List<ScanResult.HostKey> hostKey(String raw, String alg) {
         try {
             byte[] blob = Base64.getDecoder().decode(raw);
@@ -506,7 +506,7 @@ public final class Zgrab2Reader {
                 bits = 0; // as HostKey's own reading of the size: an unreadable body has no size
             }
             return List.of(new ScanResult.HostKey(alg != null ? alg : type, type, fingerprint, type + " " + raw, null,
-                    bits));
+                    bits, HostCertificate.of(blob).orElse(null)));
         } catch (IllegalArgumentException | KeyFileException e) {
             // the record stays: only this key is unreadable
             return List.of(new ScanResult.HostKey(alg != null ? alg : "unknown", null, null, null,
