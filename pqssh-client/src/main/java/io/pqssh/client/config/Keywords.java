@@ -152,7 +152,7 @@ public final class Keywords {
         warned("HostbasedAuthentication", "no|false", "hostbased authentication is not implemented");
         warned("KnownHostsCommand", "none", "the command is not run; keys it would print are unknown");
         warned("NoHostAuthenticationForLocalhost", "no|false", "host keys of localhost are checked as any other");
-        warned("PermitLocalCommand", "no|false", "LocalCommand is not run");
+        warned("PermitLocalCommand", "no|false", "LocalCommand is not run (the ~C command line's !command is)");
         warned("PKCS11Provider", "none", "keys of a PKCS#11 token are not offered");
         warned("Tunnel", "no|false", "tunnel device forwarding is not implemented");
         warned("VisualHostKey", "no|false", "no ASCII art is shown");

@@ -12,16 +12,23 @@ import io.pqssh.client.forward.PortForwards;
  * One line of ssh's escape command line ({@code ~C}, {@code ssh> }), carried out as clientloop.c's
  * {@code process_cmdline}: {@code -L}, {@code -R}, {@code -D} add a forwarding, {@code -KL}, {@code -KR},
  * {@code -KD} cancel one, {@code h}/{@code ?} list the commands; the leading {@code -} and spaces are optional. Each
- * outcome is one of ssh's lines. {@code !command} (PermitLocalCommand) is not offered.
+ * outcome is one of ssh's lines. With PermitLocalCommand, {@code !command} runs the command as ssh's
+ * {@code ssh_local_cmd}: {@code $SHELL -c command} ({@code /bin/sh} without SHELL) on the user's terminal, waited
+ * for; without it {@code !} is an invalid command, as in ssh.
  */
 final class EscapeCommandLine {
     private final PortForwards forwards;
     private final Consumer<String> say;
+    private final boolean permitLocalCommand;
 
-    /** @param forwards the session's forwardings, or null when it may have none (host key changed) */
-    EscapeCommandLine(PortForwards forwards, Consumer<String> say) {
+    /**
+     * @param forwards the session's forwardings, or null when it may have none (host key changed)
+     * @param permitLocalCommand {@code PermitLocalCommand}: {@code !command} is offered
+     */
+    EscapeCommandLine(PortForwards forwards, Consumer<String> say, boolean permitLocalCommand) {
         this.forwards = forwards;
         this.say = say;
+        this.permitLocalCommand = permitLocalCommand;
     }
 
     void run(String line) {
@@ -41,6 +48,13 @@ final class EscapeCommandLine {
             say.accept("      -KL[bind_address:]port                 Cancel local forward");
             say.accept("      -KR[bind_address:]port                 Cancel remote forward");
             say.accept("      -KD[bind_address:]port                 Cancel dynamic forward");
+            if (permitLocalCommand) {
+                say.accept("      !args                                  Execute local command");
+            }
+            return;
+        }
+        if (first == '!' && permitLocalCommand) {
+            localCommand(s.substring(1));
             return;
         }
         boolean cancel = first == 'K';
@@ -62,6 +76,32 @@ final class EscapeCommandLine {
             cancel(kind, spec);
         } else {
             add(kind, spec);
+        }
+    }
+
+    /** ssh's ssh_local_cmd: the user's shell runs it on our terminal; its status is not reported, as in ssh. */
+    private void localCommand(String args) {
+        if (args.isEmpty()) {
+            return;
+        }
+        String shell = System.getenv("SHELL");
+        ProcessBuilder pb = new ProcessBuilder(shell == null || shell.isEmpty() ? "/bin/sh" : shell, "-c", args)
+                .inheritIO();
+        try {
+            Process p = pb.start();
+            boolean interrupted = false;
+            while (p.isAlive()) {
+                try {
+                    p.waitFor();
+                } catch (InterruptedException e) {
+                    interrupted = true; // as ssh's waitpid loop: wait on; the interrupt is kept for the caller
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        } catch (IOException e) {
+            say.accept("Couldn't execute " + pb.command().get(0) + " -c \"" + args + "\": " + e.getMessage());
         }
     }
 

@@ -33,6 +33,7 @@ public final class EscapeFilter {
     private final LocalTerminal terminal;
     private final boolean commandLine;
     private final boolean muxClient;
+    private boolean permitLocalCommand;
     private boolean afterNewline = true;
     private boolean pending;
 
@@ -53,6 +54,12 @@ public final class EscapeFilter {
         this.terminal = terminal;
         this.commandLine = commandLine;
         this.muxClient = muxClient;
+    }
+
+    /** {@code PermitLocalCommand}: {@code ~C} runs {@code !command} (never for a mux client: ~C is not offered). */
+    EscapeFilter permitLocalCommand(boolean permitted) {
+        this.permitLocalCommand = permitted;
+        return this;
     }
 
     /** The filter a mux master runs on a client's pty session; messages go to the client's stderr. */
@@ -203,7 +210,7 @@ public final class EscapeFilter {
             }
             String line = readLine(in);
             if (line != null) {
-                new EscapeCommandLine(PortForwards.of(session), log::error).run(line);
+                new EscapeCommandLine(PortForwards.of(session), log::error, permitLocalCommand).run(line);
             }
         } finally {
             if (terminal != null) {

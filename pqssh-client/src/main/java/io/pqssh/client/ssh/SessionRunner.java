@@ -42,10 +42,17 @@ public final class SessionRunner {
     private final PrintStream stderr;
     private final boolean stdinIsTerminal;
     private boolean escapeCommandLine;
+    private boolean permitLocalCommand;
 
     /** {@code EnableEscapeCommandline}: whether {@code ~C} opens the command line. */
     public SessionRunner escapeCommandLine(boolean enabled) {
         this.escapeCommandLine = enabled;
+        return this;
+    }
+
+    /** {@code PermitLocalCommand}: whether the {@code ~C} command line runs {@code !command}. */
+    public SessionRunner permitLocalCommand(boolean permitted) {
+        this.permitLocalCommand = permitted;
         return this;
     }
 
@@ -165,7 +172,8 @@ public final class SessionRunner {
                 toRemote.close(); // EOF at once, as ssh -n
             } else {
                 EscapeFilter filter = escapeChar < 0 ? null
-                        : new EscapeFilter(escapeChar, session, ch, stderr, log, raw, escapeCommandLine, false);
+                        : new EscapeFilter(escapeChar, session, ch, stderr, log, raw, escapeCommandLine, false)
+                                .permitLocalCommand(permitLocalCommand);
                 pump = new Thread(() -> pump(from, toRemote, filter), "pqssh-stdin");
                 pump.setDaemon(true);
                 pump.start();
