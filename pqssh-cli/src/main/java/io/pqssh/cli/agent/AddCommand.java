@@ -74,7 +74,7 @@ public final class AddCommand implements Callable<Integer> {
                     + " /etc/ssh/ssh_known_hosts, /etc/ssh/ssh_known_hosts2).")
     List<Path> hostKeyFiles = new ArrayList<>();
 
-    @Option(names = "-k", description = "Plain keys only, no certificates (pqssh add never loads certificates).")
+    @Option(names = "-k", description = "Plain keys only: not the FILE-cert.pub certificates beside them.")
     boolean keysOnly;
 
     @Option(names = "-C", description = "Certificates only: pqssh has no certificates, so nothing is added (exit 1).")
@@ -281,7 +281,7 @@ public final class AddCommand implements Callable<Integer> {
                     System.err.println("The user must confirm each use of the key");
                 }
             }
-            return 0;
+            return keysOnly ? 0 : addCertificate(agent, f, k, constraints);
         } catch (Exception e) {
             System.err.println("Error loading key \"" + f + "\": " + e.getMessage());
             return 1;
@@ -294,6 +294,48 @@ public final class AddCommand implements Callable<Integer> {
                 }
             }
         }
+    }
+
+    /**
+     * ssh-add's {@code FILE-cert.pub} beside a key it added: added too, with the key's comment, when it certifies that
+     * key ({@code Certificate added: CERT (KEY_ID)}); RSA and ECDSA certificates are refused with one line (their
+     * agent form leaves out the public fields, which pqssh's classical keys do not separate yet).
+     */
+    private int addCertificate(AgentClient agent, Path f, OpenSshPrivateKey k, KeyConstraints constraints) {
+        Path certFile = f.resolveSibling(f.getFileName() + "-cert.pub");
+        if (!Files.exists(certFile)) {
+            return 0;
+        }
+        io.pqssh.core.cert.SshCertificate cert;
+        try {
+            cert = io.pqssh.core.cert.SshCertificate.parseLine(Files.readString(certFile).strip());
+        } catch (Exception e) {
+            System.err.println("Failed to load certificate \"" + certFile + "\": " + e.getMessage());
+            return 1;
+        }
+        if (!java.security.MessageDigest.isEqual(cert.certifiedKey(), k.key().publicKeyBlob())) {
+            System.err.println("Certificate " + certFile + " does not match private key " + f);
+            return 1;
+        }
+        if (!(k.key() instanceof io.pqssh.core.sig.SshSigningKey)) {
+            System.err.println("pqssh add: certificate " + certFile + " not added: " + k.key().keyType()
+                    + " certificates are not supported (Ed25519 and pqssh's types are)");
+            return 1;
+        }
+        try {
+            if (!agent.add(k.key(), cert, k.comment().isEmpty() ? f.toString() : k.comment(), constraints)) {
+                System.err.println("Certificate " + certFile + " (" + cert.keyId() + ") add failed: agent refused"
+                        + " operation");
+                return 1;
+            }
+        } catch (java.io.IOException e) {
+            System.err.println("Certificate " + certFile + " (" + cert.keyId() + ") add failed: " + e.getMessage());
+            return 1;
+        }
+        if (!quiet) {
+            System.err.println("Certificate added: " + certFile + " (" + cert.keyId() + ")");
+        }
+        return 0;
     }
 
     /** ssh-add -x / -X: the passphrase (twice to lock), then SSH_AGENTC_LOCK / UNLOCK. */

@@ -118,7 +118,14 @@ public final class Agent {
 
     /** Adds (or replaces, with the new constraints) a key; the agent's default lifetime applies if none is given. */
     public synchronized void add(SshPrivateKey key, String comment, KeyConstraints constraints) {
-        byte[] blob = key.publicKeyBlob();
+        add(key.publicKeyBlob(), key, comment, constraints);
+    }
+
+    /**
+     * Adds (or replaces) a key listed and used under {@code blob}: its own public key, or a certificate of it
+     * (listed as the certificate; a signature request naming the certificate signs with the key, as ssh-agent).
+     */
+    private synchronized void add(byte[] blob, SshPrivateKey key, String comment, KeyConstraints constraints) {
         remove(blob);
         long lifetime = constraints.hasLifetime() ? constraints.lifetimeSeconds() : defaultLifetimeSeconds;
         keys.add(new Entry(blob, comment, key, constraints.confirm(), lifetime, nanoClock.getAsLong(),
@@ -354,11 +361,33 @@ public final class Agent {
 
     private byte[] addIdentity(SshReader r, SessionBindings bindings) throws MalformedMessageException {
         String type = r.getUtf8();
+        // a certificate (ssh-add adds FILE-cert.pub beside FILE): string certificate, then the plain key's private
+        // fields, which for Ed25519 and pqssh's types are the same as without the certificate (PROTOCOL.agent)
+        byte[] cert = null;
+        if (io.pqssh.core.cert.CertificateKeyTypes.isCertificate(type)) {
+            cert = r.getString();
+            type = io.pqssh.core.cert.CertificateKeyTypes.plainName(type).orElse("");
+        }
         Optional<PrivateKeyCodec> codec = PrivateKeyCodecs.forType(type);
         if (codec.isEmpty()) {
             return status(false);
         }
         SshPrivateKey key = codec.get().readPrivateFields(type, r);
+        byte[] blob = key.publicKeyBlob();
+        if (cert != null) {
+            io.pqssh.core.cert.SshCertificate c;
+            try {
+                c = io.pqssh.core.cert.SshCertificate.parse(cert);
+            } catch (MalformedMessageException e) {
+                destroy(key);
+                return status(false);
+            }
+            if (!MessageDigest.isEqual(c.certifiedKey(), blob)) {
+                destroy(key); // ssh-agent: the certificate must be of this very key
+                return status(false);
+            }
+            blob = cert;
+        }
         KeyConstraints constraints;
         String comment;
         try {
@@ -369,12 +398,12 @@ public final class Agent {
             destroy(key); // refused, not added without the constraint the client asked for
             return status(false);
         }
-        Optional<Entry> held = find(key.publicKeyBlob());
+        Optional<Entry> held = find(blob);
         if (held.isPresent() && !bindings.permits(held.get().destinations(), null)) {
             destroy(key); // ssh-agent: a key this connection may not see is not replaced through it
             return status(false);
         }
-        add(key, comment, constraints);
+        add(blob, key, comment, constraints);
         return status(true);
     }
 

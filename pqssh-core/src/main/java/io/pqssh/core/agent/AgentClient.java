@@ -159,8 +159,24 @@ public final class AgentClient implements AutoCloseable {
      * agent refused it (an agent that does not implement a constraint must refuse the key).
      */
     public boolean add(SshPrivateKey key, String comment, KeyConstraints constraints) throws IOException {
+        return add(key, null, comment, constraints);
+    }
+
+    /**
+     * As {@link #add(SshPrivateKey, String, KeyConstraints)} for a certificate of {@code key} ({@code cert} null: the
+     * plain key): {@code string certificate type, string certificate}, then the key's private fields, which is
+     * OpenSSH's layout for Ed25519 (and pqssh's for its own types); not for RSA or ECDSA, whose certificate form
+     * leaves out the public fields.
+     */
+    public boolean add(SshPrivateKey key, io.pqssh.core.cert.SshCertificate cert, String comment,
+            KeyConstraints constraints) throws IOException {
         SshWriter w = new SshWriter().putByte(constraints.isNone() ? AgentProtocol.SSH_AGENTC_ADD_IDENTITY
-                : AgentProtocol.SSH_AGENTC_ADD_ID_CONSTRAINED).putString(key.keyType());
+                : AgentProtocol.SSH_AGENTC_ADD_ID_CONSTRAINED);
+        if (cert == null) {
+            w.putString(key.keyType());
+        } else {
+            w.putString(cert.certType()).putString(cert.blob());
+        }
         key.writePrivateFields(w);
         w.putString(comment == null ? "" : comment);
         constraints.write(w);
