@@ -48,7 +48,7 @@ class AgentCertificateTest {
         Path ca = CliHarness.sshKeygen(dir.resolve(name + "_ca"), "ed25519");
         Path key = CliHarness.sshKeygen(dir.resolve(name), "ed25519");
         Run r = agents.run(Map.of(), CliHarness.SSH_KEYGEN.toString(), "-q", "-s", ca.toString(), "-I", "alice-id",
-                "-n", "alice", pub(key).toString());
+                "-n", "alice," + CliHarness.user(), pub(key).toString());
         assertEquals(0, r.rc(), r.out());
         return key;
     }
@@ -70,6 +70,34 @@ class AgentCertificateTest {
         Run listed = agents.run(env, AgentHarness.SSH_ADD.toString(), "-L");
         assertTrue(listed.out().contains("ssh-ed25519-cert-v01@openssh.com " + certBase64(key)), listed.out());
         assertTrue(agents.run(env, AgentHarness.SSH_ADD.toString(), "-l").out().contains("(ED25519-CERT)"));
+    }
+
+    /** The certificate in an agent (either) is what logs {@code pqssh ssh} in to sshd: no key file, no authorized key. */
+    @Test
+    void pqsshSshLogsInToSshdWithAnAgentsCertificate() throws Exception {
+        Path key = certifiedKey("id_ed25519");
+        Path authorized = Files.writeString(dir.resolve("authorized_keys"), "");
+        int port = h.startSshd(authorized, "TrustedUserCAKeys " + pub(dir.resolve("id_ed25519_ca")));
+        for (String which : new String[] {"openssh", "pqssh"}) {
+            Path sock = dir.resolve(which + "-agent.sock");
+            Map<String, String> env = AgentHarness.env(sock, home, null);
+            if (which.equals("openssh")) {
+                agents.opensshAgent(sock, env);
+            } else {
+                agents.pqsshAgent(sock, env);
+            }
+            Run add = agents.pqssh(env, "add", key.toString());
+            assertTrue(add.out().contains("Certificate added"), add.out());
+            // only the certificate: the plain key is not authorized anywhere
+            Run ssh = agents.pqssh(env, "ssh", "-F", "none", "-p", String.valueOf(port), "-o",
+                    "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes", "-o",
+                    "KEMAuthentication=no", "-o", "IdentityAgent=" + sock, CliHarness.user() + "@127.0.0.1",
+                    "echo via-" + which + "-agent-cert");
+            assertEquals(0, ssh.rc(), ssh.out());
+            assertTrue(ssh.out().contains("via-" + which + "-agent-cert"), ssh.out());
+        }
+        String log = CliHarness.read(h.sshdLog());
+        assertEquals(2, log.split("ID alice-id \\(serial 0\\) CA ED25519", -1).length - 1, log);
     }
 
     @Test

@@ -49,16 +49,20 @@ public final class SocketSshAgent implements SshAgent {
             throws IOException {
         ByteArrayBuffer blob = new ByteArrayBuffer();
         blob.putRawPublicKey(key);
+        // a certificate signs as its key: rsa-sha2-512-cert-v01@openssh.com is an rsa-sha2-512 signature
+        String signatureAlgorithm = KeyUtils.getSignatureAlgorithm(algo, key);
         int flags = 0;
-        if (KeyUtils.RSA_SHA512_KEY_TYPE_ALIAS.equals(algo)) {
+        if (KeyUtils.RSA_SHA512_KEY_TYPE_ALIAS.equals(signatureAlgorithm)) {
             flags = 4; // SSH_AGENT_RSA_SHA2_512
-        } else if (KeyUtils.RSA_SHA256_KEY_TYPE_ALIAS.equals(algo)) {
+        } else if (KeyUtils.RSA_SHA256_KEY_TYPE_ALIAS.equals(signatureAlgorithm)) {
             flags = 2; // SSH_AGENT_RSA_SHA2_256
         }
         byte[] sig = client.sign(blob.getCompactData(), data, flags);
         Buffer b = new ByteArrayBuffer(sig);
         String alg = b.getString();
-        return new SimpleImmutableEntry<>(alg, b.getBytes());
+        // agents answer a certificate with its key's signature (ssh-ed25519); MINA names it by the algorithm it asked
+        // for and writes the signature algorithm itself, as for a certificate it signs with a key file
+        return new SimpleImmutableEntry<>(alg.equals(signatureAlgorithm) ? algo : alg, b.getBytes());
     }
 
     @Override
