@@ -77,7 +77,8 @@ public final class AddCommand implements Callable<Integer> {
     @Option(names = "-k", description = "Plain keys only: not the FILE-cert.pub certificates beside them.")
     boolean keysOnly;
 
-    @Option(names = "-C", description = "Certificates only: pqssh has no certificates, so nothing is added (exit 1).")
+    @Option(names = "-C", description = "Certificates only: not supported yet (exit 1); without -C, the"
+            + " FILE-cert.pub beside each key is added after it.")
     boolean certificatesOnly;
 
     @Option(names = "-T", description = "Test that the agent can use the keys of the given public key files: a"
@@ -202,7 +203,7 @@ public final class AddCommand implements Callable<Integer> {
             }
             List<Path> keys = files.isEmpty() ? defaults() : files;
             if (certificatesOnly) {
-                System.err.println("pqssh add: certificates are not supported; -C adds nothing");
+                System.err.println("pqssh add: -C (certificates only) is not supported; without it certificates beside the keys are added");
                 return 1;
             }
             if (keys.isEmpty()) {
