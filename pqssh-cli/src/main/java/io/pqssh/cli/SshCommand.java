@@ -701,7 +701,8 @@ public final class SshCommand implements Callable<Integer> {
                         SessionRunner runner = new SessionRunner(session, log, System.in, out, err,
                                 io.pqssh.client.ssh.Terminals.stdinIsTerminal())
                                 .escapeCommandLine(config.flag("EnableEscapeCommandline", false))
-                                .permitLocalCommand(config.flag("PermitLocalCommand", false));
+                                .permitLocalCommand(config.flag("PermitLocalCommand", false))
+                                .exitOnForwardFailure(config.flag("ExitOnForwardFailure", false));
                         rc = runner.run(cmd, sessionType.equals("subsystem"), tty(config),
                                 config.flag("StdinNull", false), config.escapeChar(), environment(config));
                         endedWithoutStatus = runner.endedWithoutStatus();

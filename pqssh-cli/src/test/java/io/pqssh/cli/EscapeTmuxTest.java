@@ -198,6 +198,42 @@ class EscapeTmuxTest {
         }
     }
 
+    /**
+     * {@code ~C -R} that the server refuses (sshd's AllowTcpForwarding local): with ExitOnForwardFailure yes the
+     * connection ends as ssh's ssh_confirm_remote_forward fatal: "Error: remote port forwarding failed for listen
+     * port N", exit 255; without it the warning and the session goes on.
+     */
+    @Test
+    void refusedCommandLineRemoteForwardWithExitOnForwardFailure() throws Exception {
+        int port = h.startSshd(h.authorizedKeys(), "AllowTcpForwarding local");
+        int rport = CliHarness.freePort();
+        Path log = dir.resolve("ssh-e.log");
+        Path script = TmuxPane.script(dir, "bash.sh", "export WHERE=local PS1='local$ '\n"
+                + "exec bash --norc --noprofile -i");
+        try (TmuxPane pane = new TmuxPane(script, 150, 40)) {
+            pane.awaitText(WAIT, "local$ ");
+            String login = "$PQSSH ssh -F none -o StrictHostKeyChecking=no -o UserKnownHostsFile=" + dir.resolve("kh")
+                    + " -i " + key + " -p " + port + " -o EnableEscapeCommandline=yes " + CliHarness.user()
+                    + "@127.0.0.1";
+            pane.line(login + " 2>" + log);
+            awaitMarker(pane, "ONE", 60);
+            command(pane, log, "-R " + rport + ":127.0.0.1:" + port, "Warning: remote port forwarding failed for"
+                    + " listen port " + rport, 1);
+            awaitMarker(pane, "TWO", 30); // the session goes on
+            pane.key("Enter");
+            pane.type("~.");
+            pane.line("echo \"RC-$?\"");
+            pane.awaitText(WAIT, "RC-255");
+
+            Path log2 = dir.resolve("ssh-e2.log");
+            pane.line(login + " -o ExitOnForwardFailure=yes 2>" + log2 + "; echo \"EXIT-$?\"");
+            awaitMarker(pane, "THREE", 60);
+            command(pane, log2, "-R " + rport + ":127.0.0.1:" + port, "Error: remote port forwarding failed for"
+                    + " listen port " + rport, 1);
+            pane.awaitText(WAIT, "EXIT-255");
+        }
+    }
+
     /** Types {@code ~C}, waits for the prompt, enters {@code line}, waits for the {@code n}th {@code answer}. */
     private static void command(TmuxPane pane, Path log, String line, String answer, int n) throws Exception {
         int prompts = count(pane.screen(), "ssh> ");

@@ -20,12 +20,17 @@ final class EscapeCommandLine {
     private final PortForwards forwards;
     private final Consumer<String> say;
     private final boolean permitLocalCommand;
+    private final Runnable fatal;
 
     /**
      * @param forwards the session's forwardings, or null when it may have none (host key changed)
      * @param permitLocalCommand {@code PermitLocalCommand}: {@code !command} is offered
+     * @param exitOnForwardFailure with {@code ExitOnForwardFailure yes}, what ends the connection when the server
+     *     refuses a {@code -R} (ssh's fatal "Error: remote port forwarding failed ..."); null: only a warning
      */
-    EscapeCommandLine(PortForwards forwards, Consumer<String> say, boolean permitLocalCommand) {
+    EscapeCommandLine(PortForwards forwards, Consumer<String> say, boolean permitLocalCommand,
+            Runnable exitOnForwardFailure) {
+        this.fatal = exitOnForwardFailure;
         this.forwards = forwards;
         this.say = say;
         this.permitLocalCommand = permitLocalCommand;
@@ -145,7 +150,10 @@ final class EscapeCommandLine {
             try {
                 forwards.add(f);
             } catch (IOException | RuntimeException e) {
-                say.accept("Warning: " + PortForwards.failure(f, e));
+                say.accept((fatal != null ? "Error: " : "Warning: ") + PortForwards.failure(f, e));
+                if (fatal != null) {
+                    fatal.run();
+                }
             }
             return;
         }

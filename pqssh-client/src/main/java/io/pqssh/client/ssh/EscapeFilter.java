@@ -34,6 +34,7 @@ public final class EscapeFilter {
     private final boolean commandLine;
     private final boolean muxClient;
     private boolean permitLocalCommand;
+    private boolean exitOnForwardFailure;
     private boolean afterNewline = true;
     private boolean pending;
 
@@ -59,6 +60,12 @@ public final class EscapeFilter {
     /** {@code PermitLocalCommand}: {@code ~C} runs {@code !command} (never for a mux client: ~C is not offered). */
     EscapeFilter permitLocalCommand(boolean permitted) {
         this.permitLocalCommand = permitted;
+        return this;
+    }
+
+    /** {@code ExitOnForwardFailure}: a refused {@code ~C -R} ends the connection (ssh's fatal, exit 255). */
+    EscapeFilter exitOnForwardFailure(boolean exit) {
+        this.exitOnForwardFailure = exit;
         return this;
     }
 
@@ -210,7 +217,8 @@ public final class EscapeFilter {
             }
             String line = readLine(in);
             if (line != null) {
-                new EscapeCommandLine(PortForwards.of(session), log::error, permitLocalCommand).run(line);
+                new EscapeCommandLine(PortForwards.of(session), log::error, permitLocalCommand,
+                        exitOnForwardFailure ? () -> session.close(true) : null).run(line);
             }
         } finally {
             if (terminal != null) {

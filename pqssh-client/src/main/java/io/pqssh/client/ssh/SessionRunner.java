@@ -43,10 +43,17 @@ public final class SessionRunner {
     private final boolean stdinIsTerminal;
     private boolean escapeCommandLine;
     private boolean permitLocalCommand;
+    private boolean exitOnForwardFailure;
 
     /** {@code EnableEscapeCommandline}: whether {@code ~C} opens the command line. */
     public SessionRunner escapeCommandLine(boolean enabled) {
         this.escapeCommandLine = enabled;
+        return this;
+    }
+
+    /** {@code ExitOnForwardFailure}: a {@code ~C -R} the server refuses ends the connection, as ssh. */
+    public SessionRunner exitOnForwardFailure(boolean exit) {
+        this.exitOnForwardFailure = exit;
         return this;
     }
 
@@ -173,7 +180,8 @@ public final class SessionRunner {
             } else {
                 EscapeFilter filter = escapeChar < 0 ? null
                         : new EscapeFilter(escapeChar, session, ch, stderr, log, raw, escapeCommandLine, false)
-                                .permitLocalCommand(permitLocalCommand);
+                                .permitLocalCommand(permitLocalCommand)
+                                .exitOnForwardFailure(exitOnForwardFailure);
                 pump = new Thread(() -> pump(from, toRemote, filter), "pqssh-stdin");
                 pump.setDaemon(true);
                 pump.start();

@@ -25,13 +25,13 @@ class EscapeCommandLineLocalCommandTest {
     void bangRunsTheCommandOnlyWithPermitLocalCommand() throws Exception {
         Path made = dir.resolve("made");
         List<String> said = new ArrayList<>();
-        new EscapeCommandLine(null, said::add, false).run("!touch " + made);
+        new EscapeCommandLine(null, said::add, false, null).run("!touch " + made);
         assertEquals(List.of("Invalid command."), said);
         assertFalse(Files.exists(made), "PermitLocalCommand no: nothing runs");
 
         said.clear();
         // waited for: the file exists when run() returns, with what a shell (not an exec of argv) made of the line
-        new EscapeCommandLine(null, said::add, true).run("!sleep 1; echo \"$((6 * 7))\" > " + made);
+        new EscapeCommandLine(null, said::add, true, null).run("!sleep 1; echo \"$((6 * 7))\" > " + made);
         assertEquals(List.of(), said);
         assertEquals("42\n", Files.readString(made));
     }
@@ -39,10 +39,10 @@ class EscapeCommandLineLocalCommandTest {
     @Test
     void helpListsTheLocalCommandOnlyWhenPermitted() {
         List<String> without = new ArrayList<>();
-        new EscapeCommandLine(null, without::add, false).run("?");
+        new EscapeCommandLine(null, without::add, false, null).run("?");
         assertFalse(without.stream().anyMatch(l -> l.contains("!args")), without.toString());
         List<String> with = new ArrayList<>();
-        new EscapeCommandLine(null, with::add, true).run("h");
+        new EscapeCommandLine(null, with::add, true, null).run("h");
         assertEquals(without.size() + 1, with.size(), with.toString());
         assertTrue(with.get(with.size() - 1).equals(
                 "      !args                                  Execute local command"), with.toString());
