@@ -312,7 +312,7 @@ public final class ServerCommand implements Callable<Integer> {
         FileKeyAuthorizers auth = new FileKeyAuthorizers(c.authorizedKeysFile, c.authorizedKemKeysFile,
                 c.strictModes).certificates(c.trustedUserCaKeys, c.authorizedPrincipalsFile, c.caSignatureAlgorithms)
                 .principalsCommand(c.authorizedPrincipalsCommand, c.authorizedPrincipalsCommandUser)
-                .revokedKeys(c.revokedKeys);
+                .keysCommand(c.authorizedKeysCommand, c.authorizedKeysCommandUser).revokedKeys(c.revokedKeys);
         io.pqssh.server.login.RootLogin root = new io.pqssh.server.login.RootLogin(
                 io.pqssh.server.login.RootLogin.Mode.parse(c.permitRootLogin),
                 io.pqssh.server.login.SystemAccounts.INSTANCE);
@@ -383,20 +383,25 @@ public final class ServerCommand implements Callable<Integer> {
         org.apache.sshd.server.auth.pubkey.PublickeyAuthenticator globalKeys = globalAuth.publickey();
         return (user, key, session) -> {
             ServerConfig c = io.pqssh.server.ConnectionConfig.of(session).orElse(global);
-            List<Object> files = java.util.Arrays.asList(c.authorizedKeysFile, c.trustedUserCaKeys,
-                    c.authorizedPrincipalsFile, c.authorizedPrincipalsCommand, c.authorizedPrincipalsCommandUser);
-            if (files.equals(java.util.Arrays.asList(global.authorizedKeysFile, global.trustedUserCaKeys,
-                    global.authorizedPrincipalsFile, global.authorizedPrincipalsCommand,
-                    global.authorizedPrincipalsCommandUser))) {
+            List<Object> files = authorizerInputs(c);
+            if (files.equals(authorizerInputs(global))) {
                 return globalKeys.authenticate(user, key, session);
             }
             return byFiles.computeIfAbsent(files, f -> new FileKeyAuthorizers(c.authorizedKeysFile,
                     global.authorizedKemKeysFile, global.strictModes).certificates(c.trustedUserCaKeys,
                             c.authorizedPrincipalsFile, global.caSignatureAlgorithms)
                     .principalsCommand(c.authorizedPrincipalsCommand, c.authorizedPrincipalsCommandUser)
+                    .keysCommand(c.authorizedKeysCommand, c.authorizedKeysCommandUser)
                     .revokedKeys(global.revokedKeys).publickey())
                     .authenticate(user, key, session);
         };
+    }
+
+    /** The per-connection settings a publickey authorizer is made from. */
+    private static List<Object> authorizerInputs(ServerConfig c) {
+        return java.util.Arrays.asList(c.authorizedKeysFile, c.trustedUserCaKeys, c.authorizedPrincipalsFile,
+                c.authorizedPrincipalsCommand, c.authorizedPrincipalsCommandUser, c.authorizedKeysCommand,
+                c.authorizedKeysCommandUser);
     }
 
     /**

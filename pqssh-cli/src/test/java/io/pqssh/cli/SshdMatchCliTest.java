@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * sshd_config Match blocks applied per connection by {@code pqssh server} (issue 20 section 2), ForceCommand and
  * ChrootDirectory, each seen by OpenSSH's ssh and sftp logging in as accounts the test creates, and each compared
- * with what {@code -T -C} prints for the same connection. Root only (useradd, a root-owned chroot), as CI runs.
+ * with what {@code -T -C} prints for the same connection; AuthorizedKeysCommand run as an account the test creates.
+ * Root only (useradd, a root-owned chroot), as CI runs.
  */
 class SshdMatchCliTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
@@ -217,6 +218,77 @@ class SshdMatchCliTest {
         assertTrue(term.out().contains("TERM=admterm"), term.all());
         assertEquals("setenv PQ_FOO=admin", line(cfg, a, "127.0.0.1", port, "setenv"));
         assertEquals("setenv PQ_BAR=for-others", line(cfg, b, "127.0.0.1", port, "setenv"));
+    }
+
+    /**
+     * AuthorizedKeysCommand run as AuthorizedKeysCommandUser (an account the test creates: not root), with sshd's
+     * tokens, argument splitting and environment; its output read as authorized_keys lines with their options, for
+     * an OpenSSH publickey login and a pqssh publickey-kem login; a failing or unsafe command grants nothing.
+     */
+    @Test
+    void authorizedKeysCommandGrantsItsKeysRunAsItsUser(@TempDir Path dir) throws Exception {
+        String a = account("pqka");
+        String runAs = account("pqkc");
+        Path key = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
+        Path forced = CliHarness.sshKeygen(dir.resolve("id_forced"), "ed25519");
+        Path kem = dir.resolve("id_mlkem768");
+        CliHarness.Result kg = CliHarness.pqssh("keygen", "-t", "mlkem768", "-N", "", "-f", kem.toString(), "-q");
+        assertEquals(0, kg.rc(), kg.all());
+        // the program's path must be root-owned and closed to group and others, up to /; the command user writes out/
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path out = Files.createDirectory(dir.resolve("out"));
+        Files.setPosixFilePermissions(out, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        Path keys = Files.writeString(dir.resolve("keys"), "# printed by the command\n"
+                + Files.readString(CliHarness.pub(key))
+                + "command=\"echo forced-command\",no-pty " + Files.readString(CliHarness.pub(forced))
+                + Files.readString(CliHarness.pub(kem)));
+        Path args = out.resolve("args");
+        Path script = Files.writeString(Files.createDirectory(dir.resolve("bin")).resolve("keys-command"), "#!/bin/sh\n"
+                + "{ id -un; printf '%s\\n' \"$@\"; echo \"HOME=$HOME USER=$USER PATH=$PATH\"; } > " + args + "\n"
+                + "echo 'said on stderr' >&2\n"
+                + "[ -e " + out.resolve("fail") + " ] && exit 3\n"
+                + "cat " + keys + "\n");
+        Files.setPosixFilePermissions(script, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        int port = CliHarness.freePort();
+        Path cfg = config(dir, port, "AuthorizedKeysCommand " + script
+                + " %u %U %t %f %k %h %C %D %% \"two words\"", "AuthorizedKeysCommandUser " + runAs);
+        startServer(dir, cfg);
+        assertEquals("authorizedkeyscommanduser " + runAs, line(cfg, a, "127.0.0.1", port,
+                "authorizedkeyscommanduser"));
+
+        CliHarness.Result ok = ssh(dir, port, a, "127.0.0.1", "echo key-login");
+        assertEquals("key-login", ok.out().strip(), ok.all() + log(dir));
+        List<String> seen = Files.readAllLines(args);
+        String uid = CliHarness.exec(dir, List.of("/usr/bin/id", "-u", a)).out().strip();
+        String fp = CliHarness.exec(dir, List.of(CliHarness.SSH_KEYGEN.toString(), "-lf",
+                CliHarness.pub(key).toString())).out().split(" ")[1];
+        assertEquals(List.of(runAs, a, uid, "ssh-ed25519", fp, Files.readString(CliHarness.pub(key)).split(" ")[1],
+                homeOf(a).toString()), seen.subList(0, 7), String.join("\n", seen));
+        assertTrue(seen.get(7).matches("127\\.0\\.0\\.1 \\d+ 127\\.0\\.0\\.1 " + port), seen.get(7));
+        assertEquals(List.of("", "%", "two words", "HOME=" + homeOf(runAs) + " USER=" + runAs
+                + " PATH=/usr/bin:/bin:/usr/sbin:/sbin"), seen.subList(8, 12), String.join("\n", seen));
+        // the line's options apply as a file's would
+        CliHarness.Result f = CliHarness.exec(dir, List.of(CliHarness.SSH.toString(), "-F", "none", "-o",
+                "BatchMode=yes", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-i",
+                forced.toString(), "-p", Integer.toString(port), a + "@127.0.0.1", "echo not-forced"));
+        assertEquals("forced-command", f.out().strip(), f.all() + log(dir));
+        // an ML-KEM key from the command's output (publickey-kem), with pqssh's client
+        CliHarness.Result k = CliHarness.pqssh("ssh", "-F", "none", "-i", kem.toString(), "-o", "BatchMode=yes",
+                "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=" + dir.resolve("kh"), "-p",
+                String.valueOf(port), a + "@127.0.0.1", "echo kem-login");
+        assertEquals("kem-login", k.out().strip(), k.all() + log(dir));
+        assertEquals("mlkem768", Files.readAllLines(args).get(3));
+        // a non-zero exit grants nothing, even with the key printed (sshd's exited_cleanly)
+        Files.writeString(out.resolve("fail"), "");
+        assertNotEquals(0, ssh(dir, port, a, "127.0.0.1", "echo after-fail").rc(), "the command failed");
+        assertTrue(log(dir).contains("AuthorizedKeysCommand " + script + " " + a), log(dir));
+        Files.delete(out.resolve("fail"));
+        // a program others could write is not run (sshd's safe_path)
+        Files.setPosixFilePermissions(script, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxr-x"));
+        Files.delete(args);
+        assertNotEquals(0, ssh(dir, port, a, "127.0.0.1", "echo unsafe").rc(), "an unsafe program was trusted");
+        assertFalse(Files.exists(args), "the unsafe program ran");
+        assertTrue(log(dir).contains("Unsafe AuthorizedKeysCommand \"" + script + "\""), log(dir));
     }
 
     private String account(String prefix, String... extra) throws Exception {

@@ -21,17 +21,17 @@ class PrincipalsCommandTest {
     @Test
     void splitsAsOpenSshArgvSplit() {
         assertEquals(List.of("/bin/p", "a b", "c'd", "e\"f", "g\\h", "x y"),
-                PrincipalsCommand.argvSplit("  /bin/p \"a b\"\t\"c'd\" 'e\"f' \"g\\\\h\" x\\ y  "));
-        assertEquals(List.of(), PrincipalsCommand.argvSplit("   "));
-        assertThrows(IllegalArgumentException.class, () -> PrincipalsCommand.argvSplit("/bin/p \"open"));
+                AuthorizationCommand.argvSplit("  /bin/p \"a b\"\t\"c'd\" 'e\"f' \"g\\\\h\" x\\ y  "));
+        assertEquals(List.of(), AuthorizationCommand.argvSplit("   "));
+        assertThrows(IllegalArgumentException.class, () -> AuthorizationCommand.argvSplit("/bin/p \"open"));
     }
 
     @Test
     void expandsTokensAndRefusesUnknownOnes() {
         Map<Character, String> t = Map.of('u', "alice", 's', "7");
-        assertEquals("alice-7-%", PrincipalsCommand.expand("%u-%s-%%", t));
-        assertNull(PrincipalsCommand.expand("%x", t));
-        assertNull(PrincipalsCommand.expand("trailing%", t));
+        assertEquals("alice-7-%", AuthorizationCommand.expand("%u-%s-%%", t));
+        assertNull(AuthorizationCommand.expand("%x", t));
+        assertNull(AuthorizationCommand.expand("trailing%", t));
     }
 
     @Test
@@ -47,6 +47,14 @@ class PrincipalsCommandTest {
                 Map.of("PATH", "/usr/bin:/bin"), 100, Duration.ofSeconds(30));
         assertEquals(4, r.status());
         assertEquals("hi\n", new String(r.out()));
+        // stderr goes to the caller's log when it asks for it, bounded in lines
+        List<String> err = new java.util.concurrent.CopyOnWriteArrayList<>();
+        UserCommand.Result chatty = UserCommand.run(List.of("/bin/sh", "-c", "echo out; for i in $(seq 1 500); do "
+                + "echo err$i >&2; done"), me, false, Map.of("PATH", "/usr/bin:/bin"), 100, Duration.ofSeconds(30),
+                err::add);
+        assertEquals("out\n", new String(chatty.out()));
+        assertEquals(20, err.size(), err.toString());
+        assertEquals("err1", err.get(0));
         assertThrows(UserCommand.OutputTooLong.class, () -> UserCommand.run(List.of("/bin/sh", "-c",
                 "yes"), me, false, Map.of(), 4096, Duration.ofSeconds(30)));
         long t0 = System.nanoTime();

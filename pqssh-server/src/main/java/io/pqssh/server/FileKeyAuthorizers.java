@@ -49,6 +49,7 @@ public final class FileKeyAuthorizers {
     private final ConcurrentHashMap<Path, String> refused = new ConcurrentHashMap<>();
     private volatile CertificateAuthorizer certificates;
     private volatile Path revokedKeys;
+    private volatile KeysCommand keysCommand;
 
     /** Without StrictModes (for embedding and tests whose files live in shared temporary directories). */
     public FileKeyAuthorizers(String authorizedKeysPattern, String authorizedKemKeysPattern) {
@@ -106,7 +107,7 @@ public final class FileKeyAuthorizers {
     }
 
     /** A key's SHA256 fingerprint; a certificate's is its certified key's, as sshd prints it. */
-    private static String fingerprint(byte[] blob) {
+    static String fingerprint(byte[] blob) {
         try {
             if (io.pqssh.core.cert.CertificateKeyTypes.isCertificate(io.pqssh.core.keys.PublicKeyLine.blobKeyType(
                     blob))) {
@@ -136,6 +137,16 @@ public final class FileKeyAuthorizers {
         return this;
     }
 
+    /**
+     * AuthorizedKeysCommand and its user (null: none): asked, as sshd, when the user's files do not authorize a key
+     * (and, for a certificate, do not hold its CA); never for a user the login policy refused.
+     */
+    public FileKeyAuthorizers keysCommand(String command, String commandUser) {
+        this.keysCommand = command == null ? null
+                : new KeysCommand(command, commandUser, io.pqssh.server.login.SystemAccounts.INSTANCE);
+        return this;
+    }
+
     public PublickeyAuthenticator publickey() {
         return (CertificateOptionsEnforcing) (String user, PublicKey key, ServerSession session) -> {
             ByteArrayBuffer b = new ByteArrayBuffer();
@@ -148,7 +159,7 @@ public final class FileKeyAuthorizers {
             if (key instanceof org.apache.sshd.common.config.keys.OpenSshCertificate) {
                 return certificateAccepted(session, user, refused, b.getCompactData(), addr);
             }
-            Optional<AuthorizedKeyEntry> e = find(user, refused, b.getCompactData(), addr);
+            Optional<AuthorizedKeyEntry> e = find(user, refused, b.getCompactData(), addr, endpoints(session));
             return !refused && e.isPresent() && accepted(session, e.get());
         };
     }
@@ -168,7 +179,7 @@ public final class FileKeyAuthorizers {
                 if (revoked(blob)) {
                     return false;
                 }
-                Optional<AuthorizedKeyEntry> e = find(user, refused, blob, addr);
+                Optional<AuthorizedKeyEntry> e = find(user, refused, blob, addr, endpoints(session));
                 return !refused && e.isPresent() && accepted(session, e.get());
             }
 
@@ -195,7 +206,7 @@ public final class FileKeyAuthorizers {
         CertificateAuthorizer c = certificates != null ? certificates
                 : new CertificateAuthorizer(null, null, null, homes);
         Optional<CertificateAuthorizer.Grant> g = c.authorize(certBlob, user, addr, endpoints(session),
-                ca -> findCertAuthority(user, refused, ca, addr));
+                ca -> findCertAuthority(user, refused, ca, addr, certBlob, endpoints(session)));
         if (refused || g.isEmpty()) {
             return false;
         }
@@ -226,9 +237,10 @@ public final class FileKeyAuthorizers {
     /**
      * The first entry of the user's files that authorizes {@code blob} for this client now, each file streamed
      * line by line ({@link AuthorizedKeys#find(Path, boolean, byte[], String, Instant)}): what a login costs the
-     * server does not grow with what the user put in the files.
+     * server does not grow with what the user put in the files. Then AuthorizedKeysCommand's output, as sshd.
      */
-    private Optional<AuthorizedKeyEntry> find(String user, boolean decoy, byte[] blob, String addr) {
+    private Optional<AuthorizedKeyEntry> find(String user, boolean decoy, byte[] blob, String addr,
+            PrincipalsCommand.Endpoints endpoints) {
         Instant now = Instant.now();
         for (String pattern : authorizedKeysPattern.split("\\s+")) {
             Optional<AuthorizedKeyEntry> e = findIn(pattern, user, false, decoy, blob, addr, now);
@@ -237,13 +249,21 @@ public final class FileKeyAuthorizers {
             }
         }
         if (kemFilesConfigured()) {
-            return findIn(authorizedKemKeysPattern, user, true, decoy, blob, addr, now);
+            Optional<AuthorizedKeyEntry> e = findIn(authorizedKemKeysPattern, user, true, decoy, blob, addr, now);
+            if (e.isPresent()) {
+                return e;
+            }
         }
-        return Optional.empty();
+        KeysCommand c = keysCommand;
+        return c == null || decoy ? Optional.empty() : c.find(user, blob, blob, false, addr, endpoints);
     }
 
-    /** The first {@code cert-authority} line of the user's authorized_keys files for this CA key, streamed. */
-    private Optional<AuthorizedKeyEntry> findCertAuthority(String user, boolean decoy, byte[] caBlob, String addr) {
+    /**
+     * The first {@code cert-authority} line of the user's authorized_keys files for this CA key, streamed; then of
+     * AuthorizedKeysCommand's output for the certificate {@code certBlob}.
+     */
+    private Optional<AuthorizedKeyEntry> findCertAuthority(String user, boolean decoy, byte[] caBlob, String addr,
+            byte[] certBlob, PrincipalsCommand.Endpoints endpoints) {
         Instant now = Instant.now();
         for (String pattern : authorizedKeysPattern.split("\\s+")) {
             Optional<Path> p = usableFile(pattern, user, decoy);
@@ -259,7 +279,8 @@ public final class FileKeyAuthorizers {
                 LOG.warn("cannot read {}: {}", p.get(), ex.getMessage());
             }
         }
-        return Optional.empty();
+        KeysCommand c = keysCommand;
+        return c == null || decoy ? Optional.empty() : c.find(user, certBlob, caBlob, true, addr, endpoints);
     }
 
     private Optional<AuthorizedKeyEntry> findIn(String pattern, String user, boolean kemFormat, boolean decoy,

@@ -42,6 +42,10 @@ public final class ServerConfig {
     public Path revokedKeys;
     /** AuthorizedPrincipalsFile (null or none: the certificate must list the user name). */
     public String authorizedPrincipalsFile;
+    /** AuthorizedKeysCommand, the whole command line (null: none). */
+    public String authorizedKeysCommand;
+    /** AuthorizedKeysCommandUser (null: none; %u expanded at login). */
+    public String authorizedKeysCommandUser;
     /** AuthorizedPrincipalsCommand, the whole command line (null: none). */
     public String authorizedPrincipalsCommand;
     /** AuthorizedPrincipalsCommandUser (null: none; %u expanded at login). */
@@ -261,6 +265,9 @@ public final class ServerConfig {
                     c.apply(l.keyword(), l.value(), l.where());
                 }
             }
+            if (c.authorizedKeysCommand != null && c.authorizedKeysCommandUser == null) {
+                throw new ConfigException("AuthorizedKeysCommand set without AuthorizedKeysCommandUser");
+            }
             if (c.authorizedPrincipalsCommand != null && c.authorizedPrincipalsCommandUser == null) {
                 throw new ConfigException("AuthorizedPrincipalsCommand set without AuthorizedPrincipalsCommandUser");
             }
@@ -383,12 +390,10 @@ public final class ServerConfig {
                 case "revokedkeys" -> revokedKeys = value.equalsIgnoreCase("none") ? null : Path.of(value);
                 case "trustedusercakeys" -> trustedUserCaKeys = value.equalsIgnoreCase("none") ? null : Path.of(value);
                 case "authorizedprincipalsfile" -> authorizedPrincipalsFile = value;
-                case "authorizedprincipalscommand" -> {
-                    if (!value.startsWith("/") && !value.equalsIgnoreCase("none")) {
-                        throw new IllegalArgumentException("must be an absolute path");
-                    }
-                    authorizedPrincipalsCommand = value.equalsIgnoreCase("none") ? null : value;
-                }
+                case "authorizedkeyscommand" -> authorizedKeysCommand = absoluteCommand(value);
+                case "authorizedkeyscommanduser" ->
+                        authorizedKeysCommandUser = value.equalsIgnoreCase("none") ? null : value;
+                case "authorizedprincipalscommand" -> authorizedPrincipalsCommand = absoluteCommand(value);
                 case "authorizedprincipalscommanduser" ->
                         authorizedPrincipalsCommandUser = value.equalsIgnoreCase("none") ? null : value;
                 case "casignaturealgorithms" -> caSignatureAlgorithms = algorithms(ServerAlgorithms.CA_SIGNATURE, value,
@@ -543,7 +548,9 @@ public final class ServerConfig {
         o.add("macs " + String.join(",", macs));
         o.add("revokedkeys " + (revokedKeys == null ? "none" : revokedKeys));
         o.add("versionaddendum " + (versionAddendum == null ? "none" : versionAddendum));
-        o.add("authorizedkeyscommand none");
+        o.add("authorizedkeyscommand " + (authorizedKeysCommand == null ? "none" : authorizedKeysCommand));
+        o.add("authorizedkeyscommanduser " + (authorizedKeysCommandUser == null ? "none"
+                : authorizedKeysCommandUser));
         o.add("hostkeyagent none");
         o.add("kexalgorithms " + String.join(",", kexAlgorithms));
         o.add("hostkeyalgorithms " + String.join(",", hostKeyAlgorithms));
@@ -595,6 +602,17 @@ public final class ServerConfig {
                 ? List.of(new io.pqssh.server.config.ListenAddresses.Entry(listenAddress, 0)) : listenAddresses;
         return io.pqssh.server.config.ListenAddresses.resolve(entries, ports.isEmpty() ? List.of(port) : ports,
                 addressFamily);
+    }
+
+    /** AuthorizedKeysCommand, AuthorizedPrincipalsCommand: sshd's "must be an absolute path"; none: null. */
+    private static String absoluteCommand(String value) {
+        if (value.equalsIgnoreCase("none")) {
+            return null;
+        }
+        if (!value.startsWith("/")) {
+            throw new IllegalArgumentException("must be an absolute path");
+        }
+        return value;
     }
 
     private static String yn(boolean b) {

@@ -117,8 +117,6 @@ public final class SshdKeywords {
             case "ipqos" -> warn("IP QoS marks are not set");
             case "fingerprinthash" -> warn("logs show SHA256 fingerprints");
             case "modulifile" -> warn("no Diffie-Hellman group exchange is offered");
-            case "authorizedkeyscommand", "authorizedkeyscommanduser" -> v.equals("none") ? apply()
-                    : warn("no AuthorizedKeysCommand is run: only authorized_keys files grant keys");
             case "gssapiauthentication", "kerberosauthentication", "hostbasedauthentication" ->
                     v.equals("no") ? apply() : warn("this authentication method is not offered");
             case "gssapicleanupcredentials", "gssapidelegatecredentials", "gssapistrictacceptorcheck",
@@ -159,6 +157,7 @@ public final class SshdKeywords {
             "streamlocalbindmask", "streamlocalbindunlink", "clientaliveinterval", "clientalivecountmax",
             "channeltimeout", "unusedconnectiontimeout", "maxsessions", "banner", "forcecommand", "chrootdirectory",
             "maxauthtries", "permittty", "authorizedprincipalscommand", "authorizedprincipalscommanduser",
+            "authorizedkeyscommand", "authorizedkeyscommanduser",
             "x11forwarding", "x11displayoffset", "x11uselocalhost", "setenv");
 
     /**
@@ -166,7 +165,7 @@ public final class SshdKeywords {
      * Match block.
      */
     private static final Set<String> CONSTANT_WHEN_APPLIED = Set.of("permittunnel",
-            "pamservicename", "authorizedkeyscommand", "authorizedkeyscommanduser", "gssapiauthentication",
+            "pamservicename", "gssapiauthentication",
             "kerberosauthentication",
             "hostbasedauthentication", "permitemptypasswords", "exposeauthinfo", "pubkeyauthoptions",
             "refuseconnection");
