@@ -83,8 +83,11 @@ class AuthenticationMethodsTest {
                 + " an ML-KEM parameter set (mlkem512, mlkem768, mlkem1024)");
         assertRefused("password,publickey-kem:mlkem512", "AuthenticationMethods: publickey-kem:mlkem512 can never"
                 + " succeed: KEMAuthAlgorithms does not allow mlkem512");
-        assertRefused("hostbased", "AuthenticationMethods: method 'hostbased' is not enabled on this server"
-                + " (enabled: publickey-kem,password)");
+        assertRefused("hostbased", "AuthenticationMethods cannot be satisfied by enabled authentication methods:"
+                + " method 'hostbased' is not enabled on this server (enabled: publickey-kem,password)");
+        assertRefused("hostbased,password gssapi-with-mic", "AuthenticationMethods cannot be satisfied by enabled"
+                + " authentication methods: method 'hostbased' is not enabled on this server (enabled:"
+                + " publickey-kem,password)");
         assertRefused("publickey-kem:", "AuthenticationMethods: 'publickey-kem:' is not method or"
                 + " method:submethod");
         assertRefused("password,,publickey-kem", "AuthenticationMethods: empty method in 'password,,publickey-kem'");
@@ -94,6 +97,19 @@ class AuthenticationMethodsTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> TestServers.builder().authenticationMethods(methods).start().close(), methods);
         assertEquals(message, e.getMessage());
+    }
+
+    /**
+     * sshd's auth2_setup_methods_lists: a list naming a method the server does not offer is skipped and the others
+     * still log in (pqssh used to refuse to start, or per Match connection to drop the connection).
+     */
+    @Test
+    void aListWithADisabledMethodIsSkippedAndTheOthersKept() throws Exception {
+        try (PqsshServer s = TestServers.builder().authenticationMethods("hostbased,password password")
+                .start(); RawAuthClient c = RawAuthClient.connect("alice", s.port(), null)) {
+            c.password("alice", "right");
+            assertEquals(SshConstants.SSH_MSG_USERAUTH_SUCCESS, c.next().cmd());
+        }
     }
 
     @Test

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -13,6 +14,8 @@ import java.util.Set;
  * Immutable; {@link #start} gives the per-connection progress. Matching follows sshd's {@code list_starts_with}.
  */
 public final class AuthenticationMethods {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(AuthenticationMethods.class);
+
     /** One step: a method name and an optional sub-method. */
     public record Step(String method, String submethod) {
         @Override
@@ -75,21 +78,31 @@ public final class AuthenticationMethods {
      * Checks every step against the enabled methods and rewrites sub-methods to their canonical form; {@code
      * submethods} returns the canonical sub-method for a (method, sub-method) pair, or throws
      * IllegalArgumentException naming what is wrong (a method that takes no sub-method, an unknown algorithm).
-     * sshd refuses an unknown or disabled method at start-up the same way.
+     * As sshd's {@code auth2_setup_methods_lists}, a list that names a method the server does not offer is skipped
+     * (logged) and the others are kept; when none is left, as sshd's start-up check, IllegalArgumentException.
      */
     public AuthenticationMethods check(Collection<String> enabledMethods,
             java.util.function.BiFunction<String, String, String> submethods) {
         List<List<Step>> out = new ArrayList<>();
+        String disabled = null;
         for (List<Step> list : lists) {
+            Optional<Step> off = list.stream().filter(s -> !enabledMethods.contains(s.method())).findFirst();
+            if (off.isPresent()) {
+                disabled = disabled != null ? disabled : off.get().method();
+                LOG.info("Authentication methods list \"{}\" contains disabled method, skipping",
+                        String.join(",", list.stream().map(Step::toString).toList()));
+                continue;
+            }
             List<Step> steps = new ArrayList<>();
             for (Step s : list) {
-                if (!enabledMethods.contains(s.method())) {
-                    throw new IllegalArgumentException("AuthenticationMethods: method '" + s.method()
-                            + "' is not enabled on this server (enabled: " + String.join(",", enabledMethods) + ")");
-                }
                 steps.add(s.submethod() == null ? s : new Step(s.method(), submethods.apply(s.method(), s.submethod())));
             }
             out.add(List.copyOf(steps));
+        }
+        if (out.isEmpty() && disabled != null) {
+            throw new IllegalArgumentException("AuthenticationMethods cannot be satisfied by enabled authentication"
+                    + " methods: method '" + disabled + "' is not enabled on this server (enabled: "
+                    + String.join(",", enabledMethods) + ")");
         }
         return new AuthenticationMethods(List.copyOf(out));
     }
