@@ -291,6 +291,60 @@ class SshdMatchCliTest {
         assertTrue(log(dir).contains("Unsafe AuthorizedKeysCommand \"" + script + "\""), log(dir));
     }
 
+    /**
+     * MaxSessions counts the sessions OpenSSH's ssh multiplexes over one connection (ControlMaster): with ten open,
+     * the eleventh fails to open (the master prints {@code open failed}), as against sshd. Root logs in with a key (sshd's
+     * default PermitRootLogin prohibit-password).
+     */
+    @Test
+    void maxSessionsRefusesTheEleventhMultiplexedSession(@TempDir Path dir) throws Exception {
+        Path key = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
+        Files.copy(CliHarness.pub(key), dir.resolve("root_keys"));
+        int port = CliHarness.freePort();
+        startServer(dir, config(dir, port, "MaxSessions 10"));
+        Path sock = dir.resolve("mux");
+        List<String> base = List.of(CliHarness.SSH.toString(), "-F", "none", "-o", "BatchMode=yes", "-o",
+                "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-i", key.toString(), "-p",
+                Integer.toString(port), "-S", sock.toString());
+        List<Process> started = new ArrayList<>();
+        try {
+            List<String> m = new ArrayList<>(base);
+            m.addAll(List.of("-M", "-N", "root@127.0.0.1"));
+            started.add(new ProcessBuilder(m).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectErrorStream(true).redirectOutput(dir.resolve("master.out").toFile()).start());
+            CliHarness.waitUntil(WAIT, () -> Files.exists(sock), () -> "no ControlMaster socket:\n"
+                    + CliHarness.read(dir.resolve("master.out")) + log(dir));
+            for (int i = 1; i <= 10; i++) {
+                List<String> c = new ArrayList<>(base);
+                c.addAll(List.of("root@127.0.0.1", "echo up; exec sleep 300"));
+                Process p = new ProcessBuilder(c).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                        .redirectError(dir.resolve("session" + i + ".err").toFile()).start();
+                started.add(p);
+                String first = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream()))
+                        .readLine();
+                assertEquals("up", first, "session " + i + ": " + CliHarness.read(dir.resolve("session" + i
+                        + ".err")) + log(dir));
+            }
+            List<String> c = new ArrayList<>(base);
+            c.addAll(List.of("root@127.0.0.1", "echo eleventh"));
+            CliHarness.Result r = CliHarness.exec(dir, c);
+            // the master's channel open fails as against sshd; the mux client then says so and, as ssh does when
+            // multiplexing fails, runs the command over a connection of its own
+            assertTrue(r.err().contains("mux_client_request_session: session request failed: Session open refused"
+                    + " by peer"), r.all());
+            CliHarness.waitUntil(WAIT, () -> CliHarness.read(dir.resolve("master.out")).contains("open failed"),
+                    () -> "master: " + CliHarness.read(dir.resolve("master.out")));
+            assertTrue(CliHarness.read(dir.resolve("master.out")).matches("(?s).*channel \\d+: open failed: connect"
+                    + " failed: open failed.*"), CliHarness.read(dir.resolve("master.out")));
+            assertTrue(log(dir).contains("no more sessions (MaxSessions 10)"), log(dir));
+        } finally {
+            for (Process p : started.reversed()) {
+                p.destroy();
+                p.waitFor(20, TimeUnit.SECONDS);
+            }
+        }
+    }
+
     private String account(String prefix, String... extra) throws Exception {
         if (!"root".equals(CliHarness.user())) {
             fail("SshdMatchCliTest creates accounts (useradd) and root-owned chroots: run as root (CI does)");
