@@ -345,6 +345,38 @@ class SshdMatchCliTest {
         }
     }
 
+    /**
+     * ClientAliveInterval/ClientAliveCountMax against OpenSSH's ssh stopped with SIGSTOP (it answers nothing): the
+     * server drops the connection with sshd's log line within a bounded time; ssh, continued, finds it closed.
+     */
+    @Test
+    void clientAliveDropsAStoppedOpenSshClient(@TempDir Path dir) throws Exception {
+        Path key = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
+        Files.copy(CliHarness.pub(key), dir.resolve("root_keys"));
+        int port = CliHarness.freePort();
+        startServer(dir, config(dir, port, "ClientAliveInterval 1", "ClientAliveCountMax 2"));
+        Process p = new ProcessBuilder(CliHarness.SSH.toString(), "-F", "none", "-o", "BatchMode=yes", "-o",
+                "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-i", key.toString(), "-p",
+                Integer.toString(port), "root@127.0.0.1", "echo up; exec sleep 300")
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectError(dir.resolve("ssh.err").toFile()).start();
+        try {
+            assertEquals("up", new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream()))
+                    .readLine(), CliHarness.read(dir.resolve("ssh.err")) + log(dir));
+            assertEquals(0, CliHarness.exec(dir, List.of("/bin/kill", "-STOP", Long.toString(p.pid()))).rc());
+            // 1 s interval, 2 unanswered: about 3 s; the bound only guards against never
+            CliHarness.waitUntil(WAIT, () -> log(dir).contains("Timeout, client not responding from user root"
+                    + " 127.0.0.1 port"), () -> "not dropped:" + log(dir));
+            assertEquals(0, CliHarness.exec(dir, List.of("/bin/kill", "-CONT", Long.toString(p.pid()))).rc());
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "ssh still connected");
+            assertEquals(255, p.exitValue(), CliHarness.read(dir.resolve("ssh.err")));
+        } finally {
+            CliHarness.exec(dir, List.of("/bin/kill", "-CONT", Long.toString(p.pid())));
+            p.destroy();
+            p.waitFor(20, TimeUnit.SECONDS);
+        }
+    }
+
     private String account(String prefix, String... extra) throws Exception {
         if (!"root".equals(CliHarness.user())) {
             fail("SshdMatchCliTest creates accounts (useradd) and root-owned chroots: run as root (CI does)");
