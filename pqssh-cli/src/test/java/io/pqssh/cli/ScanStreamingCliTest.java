@@ -57,7 +57,8 @@ class ScanStreamingCliTest {
         }
         assertEquals(doc.get("targets").get(0), JSON.readTree(lines.get(0)));
         assertEquals(14, Files.readAllLines(csv).size());
-        assertTrue(Files.readAllLines(csv).get(0).endsWith(",evidence"));
+        assertTrue(Files.readAllLines(csv).get(0).endsWith(",evidence,host_certificates"),
+                Files.readAllLines(csv).get(0));
         JsonNode s = JSON.readTree(sarif.toFile());
         assertEquals(13, s.get("runs").get(0).get("properties").get("total").asInt());
         String page = Files.readString(html);
