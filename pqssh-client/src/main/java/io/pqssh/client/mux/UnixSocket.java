@@ -515,6 +515,15 @@ public final class UnixSocket implements AutoCloseable {
         if (closed) {
             return; // the number may belong to another descriptor by now
         }
+        shutdownFd(fd);
+    }
+
+    /**
+     * shutdown(2) both directions of a socket this process owns: a thread polling it sees hang-up, one reading it end
+     * of stream, one writing it EPIPE. Unlike close(2), the number stays this socket's, so no such thread can touch a
+     * descriptor opened later under the same number.
+     */
+    public static void shutdownFd(int fd) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment st = a.allocate(CAPTURE);
             int ignored = (int) SHUTDOWN.invokeExact(st, fd, SHUT_RDWR);

@@ -10,7 +10,6 @@ import java.lang.invoke.MethodHandle;
 import java.util.List;
 import java.util.Map;
 
-import io.pqssh.client.mux.FdStreams;
 import io.pqssh.client.mux.UnixSocket;
 
 /**
@@ -74,11 +73,7 @@ public final class FdPassProxy {
 
     /** A {@link ProxyTransport.Opener} for {@code ProxyUseFdpass yes}. */
     public static ProxyTransport.Opener opener(ProxyCommand command) {
-        return () -> {
-            int fd = dial(command);
-            return new ProxyTransport.Streams(FdStreams.input(fd, () -> false), FdStreams.output(fd),
-                    () -> UnixSocket.closeFd(fd));
-        };
+        return () -> new PassedSocket(dial(command)).streams();
     }
 
     /** Runs the command and returns the descriptor it passed back; ssh's fatal line when there is none. */
