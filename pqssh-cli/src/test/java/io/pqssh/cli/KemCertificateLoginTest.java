@@ -170,18 +170,139 @@ class KemCertificateLoginTest {
                 "kem-untrusted", "certificate signed by unrecognized authority " + fingerprint(pub(stranger)));
     }
 
+    /**
+     * Refused by RevokedKeys: exit 255, the command did not run, and the server logged sshd's
+     * {@code auth_key_is_revoked} line for the certified key's fingerprint (sshd prints a certificate's certified
+     * key's), and no certificate line for this key ID.
+     */
+    private static void assertRevoked(Path identity, String keyId) throws Exception {
+        CliHarness.Result r = login(identity, "echo SHOULD-NOT-RUN");
+        assertEquals(255, r.rc(), r.all());
+        assertFalse(r.out().contains("SHOULD-NOT-RUN"), r.all());
+        String line = "Authentication key MLKEM768-CERT " + fingerprint(pub(identity)) + " revoked by file "
+                + revoked;
+        CliHarness.waitUntil(Duration.ofSeconds(20), () -> CliHarness.read(log).lines().anyMatch(l -> l.endsWith(line)),
+                () -> "no '" + line + "' in the server log:\n" + CliHarness.read(log));
+        assertFalse(CliHarness.read(log).contains("ID " + keyId + " "), CliHarness.read(log));
+    }
+
+    /** Logged in with RevokedKeys in place: the revocations above are of their certificates only. */
+    private static void assertLogsIn(Path identity, String keyId) throws Exception {
+        CliHarness.Result r = login(identity, "echo not-revoked");
+        assertEquals(0, r.rc(), r.all());
+        assertEquals("not-revoked", r.out().strip(), r.all());
+        CliHarness.waitUntil(Duration.ofSeconds(20), () -> CliHarness.read(log).lines().anyMatch(l -> l.contains(
+                "Accepted publickey-kem") && l.contains("ID " + keyId + " ")),
+                () -> "no Accepted line for " + keyId + ":\n" + CliHarness.read(log));
+    }
+
+    /** RevokedKeys holds {@code content} while {@code checks} run, then is empty again. */
+    private static void withRevokedKeys(byte[] content, ThrowingRunnable checks) throws Exception {
+        Files.write(revoked, content);
+        try {
+            checks.run();
+        } finally {
+            Files.write(revoked, new byte[0]);
+        }
+    }
+
+    @FunctionalInterface
+    private interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
+    /** {@code pqssh keygen -Q -f KRL}: each of {@code revokedCerts} REVOKED, {@code okCert} ok, exit 1. */
+    private static void assertKrlCheck(Path krl, List<Path> revokedCerts, Path okCert) throws Exception {
+        List<String> args = new ArrayList<>(List.of("keygen", "-Q", "-f", krl.toString()));
+        revokedCerts.forEach(c -> args.add(c.toString()));
+        args.add(okCert.toString());
+        CliHarness.Result q = CliHarness.pqssh(args.toArray(String[]::new));
+        assertEquals(1, q.rc(), q.all());
+        for (Path c : revokedCerts) {
+            assertTrue(q.out().lines().anyMatch(l -> l.startsWith(c + " ") && l.endsWith(": REVOKED")), q.all());
+        }
+        assertTrue(q.out().lines().anyMatch(l -> l.startsWith(okCert + " ") && l.endsWith(": ok")), q.all());
+    }
+
+    private static Path cert(Path key) {
+        return dir.resolve(key.getFileName() + "-cert.pub");
+    }
+
     @Test
     void revokedCertifiedKeyIsRefused() throws Exception {
         Path key = certifiedKemKey("id_revoked", edCa, "-I", "kem-revoked", "-n", CliHarness.user());
-        Files.writeString(revoked, Files.readString(pub(key)), java.nio.file.StandardOpenOption.APPEND);
-        CliHarness.Result r = login(key, "echo SHOULD-NOT-RUN");
-        assertEquals(255, r.rc(), r.all());
-        assertFalse(r.out().contains("SHOULD-NOT-RUN"), r.all());
-        String fp = fingerprint(pub(key));
-        CliHarness.waitUntil(Duration.ofSeconds(20), () -> CliHarness.read(log).lines().anyMatch(l -> l.contains(
-                "Authentication key MLKEM768-CERT " + fp) && l.contains("revoked by file " + revoked)),
-                () -> "no revocation line:\n" + CliHarness.read(log));
-        assertFalse(CliHarness.read(log).contains("ID kem-revoked"), CliHarness.read(log));
+        withRevokedKeys(Files.readAllBytes(pub(key)), () -> assertRevoked(key, "kem-revoked"));
+    }
+
+    @Test
+    void keyListNamingTheCertificateOrItsCaRevokesIt() throws Exception {
+        Path listed = certifiedKemKey("id_list_cert", edCa, "-I", "kem-list-cert", "-z", "31", "-n",
+                CliHarness.user());
+        Path other = certifiedKemKey("id_list_other", edCa, "-I", "kem-list-other", "-z", "32", "-n",
+                CliHarness.user());
+        // a listed certificate revokes its key (and so every certificate of it), as sshkey_check_revoked's list
+        withRevokedKeys(("# revoked\n" + Files.readString(cert(listed))).getBytes(), () -> {
+            assertRevoked(listed, "kem-list-cert");
+            assertLogsIn(other, "kem-list-other");
+        });
+        Path afterCa = certifiedKemKey("id_list_ca", edCa, "-I", "kem-list-ca", "-n", CliHarness.user());
+        withRevokedKeys(Files.readAllBytes(pub(edCa)), () -> assertRevoked(afterCa, "kem-list-ca"));
+    }
+
+    @Test
+    void krlFromPqsshKeygenRevokesBySerialKeyIdCertifiedKeyAndCertificate() throws Exception {
+        Path bySerial = certifiedKemKey("id_krl_serial", edCa, "-I", "kem-krl-serial", "-z", "41", "-n",
+                CliHarness.user());
+        Path byId = certifiedKemKey("id_krl_id", edCa, "-I", "kem-krl-id", "-z", "42", "-n", CliHarness.user());
+        Path byKey = certifiedKemKey("id_krl_key", edCa, "-I", "kem-krl-key", "-z", "43", "-n", CliHarness.user());
+        Path byCert = certifiedKemKey("id_krl_cert", edCa, "-I", "kem-krl-cert", "-z", "44", "-n",
+                CliHarness.user());
+        Path control = certifiedKemKey("id_krl_ok", edCa, "-I", "kem-krl-ok", "-z", "45", "-n", CliHarness.user());
+        Path spec = Files.writeString(dir.resolve("kem_krl_spec"), "serial: 41\nid: kem-krl-id\nkey: "
+                + Files.readString(pub(byKey)));
+        Path krl = dir.resolve("kem.krl");
+        // the certificate line itself as a second specification file: revoked by its serial, as ssh-keygen -k
+        CliHarness.Result made = CliHarness.pqssh("keygen", "-k", "-f", krl.toString(), "-s", pub(edCa).toString(),
+                spec.toString(), cert(byCert).toString());
+        assertEquals(0, made.rc(), made.all());
+        assertKrlCheck(krl, List.of(cert(bySerial), cert(byId), cert(byKey), cert(byCert)), cert(control));
+        withRevokedKeys(Files.readAllBytes(krl), () -> {
+            assertRevoked(bySerial, "kem-krl-serial");
+            assertRevoked(byId, "kem-krl-id");
+            assertRevoked(byKey, "kem-krl-key");
+            assertRevoked(byCert, "kem-krl-cert");
+            assertLogsIn(control, "kem-krl-ok");
+        });
+    }
+
+    /**
+     * ssh-keygen 9.2 cannot read an ML-KEM key line, so it revokes the certified key by its SHA256 fingerprint
+     * ({@code hash:}); serials and key IDs name only the (Ed25519) CA, which it reads.
+     */
+    @Test
+    void krlFromOpenSshKeygenRevokesBySerialKeyIdAndCertifiedKeyHash() throws Exception {
+        CliHarness.requireBinary(CliHarness.SSH_KEYGEN, "openssh-client");
+        Path bySerial = certifiedKemKey("id_sshkrl_serial", edCa, "-I", "kem-sshkrl-serial", "-z", "51", "-n",
+                CliHarness.user());
+        Path byId = certifiedKemKey("id_sshkrl_id", edCa, "-I", "kem-sshkrl-id", "-z", "52", "-n",
+                CliHarness.user());
+        Path byHash = certifiedKemKey("id_sshkrl_hash", edCa, "-I", "kem-sshkrl-hash", "-z", "53", "-n",
+                CliHarness.user());
+        Path control = certifiedKemKey("id_sshkrl_ok", edCa, "-I", "kem-sshkrl-ok", "-z", "54", "-n",
+                CliHarness.user());
+        Path spec = Files.writeString(dir.resolve("kem_sshkrl_spec"), "serial: 51\nid: kem-sshkrl-id\nhash: "
+                + fingerprint(pub(byHash)) + "\n");
+        Path krl = dir.resolve("kem-openssh.krl");
+        CliHarness.Result made = CliHarness.exec(dir, List.of(CliHarness.SSH_KEYGEN.toString(), "-k", "-f",
+                krl.toString(), "-s", pub(edCa).toString(), spec.toString()));
+        assertEquals(0, made.rc(), made.all());
+        assertKrlCheck(krl, List.of(cert(bySerial), cert(byId), cert(byHash)), cert(control));
+        withRevokedKeys(Files.readAllBytes(krl), () -> {
+            assertRevoked(bySerial, "kem-sshkrl-serial");
+            assertRevoked(byId, "kem-sshkrl-id");
+            assertRevoked(byHash, "kem-sshkrl-hash");
+            assertLogsIn(control, "kem-sshkrl-ok");
+        });
     }
 
     @Test
