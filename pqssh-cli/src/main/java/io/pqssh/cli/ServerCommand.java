@@ -19,7 +19,6 @@ import io.pqssh.server.daemon.Detach;
 import io.pqssh.server.daemon.PidFile;
 import io.pqssh.core.keys.KeyFilePermissions;
 import io.pqssh.mina.auth.KemServerSettings;
-import io.pqssh.server.FileKeyAuthorizers;
 import io.pqssh.server.PasswordFile;
 import io.pqssh.server.PqsshServer;
 import io.pqssh.server.ServerConfig;
@@ -309,10 +308,8 @@ public final class ServerCommand implements Callable<Integer> {
                 .forwarding(c.forwarding).acceptEnv(c.acceptEnv).permitUserEnvironment(c.permitUserEnvironment)
                 // as sshd: pty logins in utmp, wtmp and lastlog, and "Last login" (PrintLastLog)
                 .loginRecords(new io.pqssh.server.daemon.SystemLoginRecords(), c.printLastLog);
-        FileKeyAuthorizers auth = new FileKeyAuthorizers(c.authorizedKeysFile, c.authorizedKemKeysFile,
-                c.strictModes).certificates(c.trustedUserCaKeys, c.authorizedPrincipalsFile, c.caSignatureAlgorithms)
-                .principalsCommand(c.authorizedPrincipalsCommand, c.authorizedPrincipalsCommandUser)
-                .keysCommand(c.authorizedKeysCommand, c.authorizedKeysCommandUser).revokedKeys(c.revokedKeys);
+        // per connection (Match) for publickey, publickey-kem and publickey-kem-and alike, as sshd
+        io.pqssh.server.ConnectionKeyAuthorizers auth = new io.pqssh.server.ConnectionKeyAuthorizers(c);
         io.pqssh.server.login.RootLogin root = new io.pqssh.server.login.RootLogin(
                 io.pqssh.server.login.RootLogin.Mode.parse(c.permitRootLogin),
                 io.pqssh.server.login.SystemAccounts.INSTANCE);
@@ -326,7 +323,7 @@ public final class ServerCommand implements Callable<Integer> {
             b.matchEvaluator(new io.pqssh.server.ConnectionConfig.Evaluator(matches, ServerCommand::groupsOf));
         }
         if (pubkey) {
-            b.publickey(root.publickey(matches == null ? auth.publickey() : perConnectionKeys(c, auth)));
+            b.publickey(root.publickey(auth.publickey()));
         }
         if (c.kemAuthentication) {
             b.kem(KemServerSettings.builder().allowedAlgorithms(c.kemAuthAlgorithms)
@@ -370,38 +367,6 @@ public final class ServerCommand implements Callable<Integer> {
             }
         }
         return false;
-    }
-
-    /**
-     * AuthorizedKeysFile, TrustedUserCAKeys and AuthorizedPrincipalsFile of the connection's Match evaluation: one
-     * authorizer per distinct combination, made when first needed.
-     */
-    private static io.pqssh.server.CertificateOptionsEnforcing perConnectionKeys(ServerConfig global,
-            FileKeyAuthorizers globalAuth) {
-        java.util.concurrent.ConcurrentHashMap<List<Object>, org.apache.sshd.server.auth.pubkey.PublickeyAuthenticator>
-                byFiles = new java.util.concurrent.ConcurrentHashMap<>();
-        org.apache.sshd.server.auth.pubkey.PublickeyAuthenticator globalKeys = globalAuth.publickey();
-        return (user, key, session) -> {
-            ServerConfig c = io.pqssh.server.ConnectionConfig.of(session).orElse(global);
-            List<Object> files = authorizerInputs(c);
-            if (files.equals(authorizerInputs(global))) {
-                return globalKeys.authenticate(user, key, session);
-            }
-            return byFiles.computeIfAbsent(files, f -> new FileKeyAuthorizers(c.authorizedKeysFile,
-                    global.authorizedKemKeysFile, global.strictModes).certificates(c.trustedUserCaKeys,
-                            c.authorizedPrincipalsFile, global.caSignatureAlgorithms)
-                    .principalsCommand(c.authorizedPrincipalsCommand, c.authorizedPrincipalsCommandUser)
-                    .keysCommand(c.authorizedKeysCommand, c.authorizedKeysCommandUser)
-                    .revokedKeys(global.revokedKeys).publickey())
-                    .authenticate(user, key, session);
-        };
-    }
-
-    /** The per-connection settings a publickey authorizer is made from. */
-    private static List<Object> authorizerInputs(ServerConfig c) {
-        return java.util.Arrays.asList(c.authorizedKeysFile, c.trustedUserCaKeys, c.authorizedPrincipalsFile,
-                c.authorizedPrincipalsCommand, c.authorizedPrincipalsCommandUser, c.authorizedKeysCommand,
-                c.authorizedKeysCommandUser);
     }
 
     /**

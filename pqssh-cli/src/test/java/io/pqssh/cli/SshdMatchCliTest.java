@@ -292,6 +292,51 @@ class SshdMatchCliTest {
     }
 
     /**
+     * publickey-kem takes AuthorizedKeysCommand and AuthorizedKeysFile from the connection's Match evaluation, as
+     * publickey does (it used the global values): a Match block's command authorizes a KEM key the global files do
+     * not hold, and a Match block's AuthorizedKeysFile withdraws a KEM key the global file holds.
+     */
+    @Test
+    void kemLoginsTakeTheMatchBlocksKeySources(@TempDir Path dir) throws Exception {
+        String a = account("pqkm");
+        String b = account("pqkn");
+        Path kem = dir.resolve("id_mlkem768");
+        CliHarness.Result kg = CliHarness.pqssh("keygen", "-t", "mlkem768", "-N", "", "-f", kem.toString(), "-q");
+        assertEquals(0, kg.rc(), kg.all());
+        String kemLine = Files.readString(CliHarness.pub(kem));
+        Files.writeString(dir.resolve(a + "_keys"), "");
+        Files.writeString(dir.resolve(b + "_keys"), kemLine);
+        Files.writeString(dir.resolve("empty_keys"), "");
+        // the program's path must be root-owned and closed to group and others, up to / (sshd's safe_path)
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path keys = Files.writeString(dir.resolve("command_keys"), kemLine);
+        Path script = Files.writeString(Files.createDirectory(dir.resolve("bin")).resolve("keys-command"),
+                "#!/bin/sh\ncat " + keys + "\n");
+        Files.setPosixFilePermissions(script, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(keys, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        int port = CliHarness.freePort();
+        Path cfg = config(dir, port, "Match User " + a, "  AuthorizedKeysCommand " + script + " %u",
+                "  AuthorizedKeysCommandUser nobody", "Match User " + b, "  AuthorizedKeysFile " + dir.resolve(
+                        "empty_keys"));
+        startServer(dir, cfg);
+        assertEquals("authorizedkeyscommand " + script + " %u", line(cfg, a, "127.0.0.1", port,
+                "authorizedkeyscommand"));
+
+        CliHarness.Result ka = kemSsh(dir, kem, port, a, "echo kem-by-match-command");
+        assertEquals("kem-by-match-command", ka.out().strip(), ka.all() + log(dir));
+        CliHarness.Result kb = kemSsh(dir, kem, port, b, "echo kem-by-global-file");
+        assertNotEquals(0, kb.rc(), "the Match block's AuthorizedKeysFile holds no key:\n" + kb.all() + log(dir));
+        assertFalse(kb.out().contains("kem-by-global-file"), kb.all());
+    }
+
+    private static CliHarness.Result kemSsh(Path dir, Path kem, int port, String user, String command)
+            throws Exception {
+        return CliHarness.pqssh("ssh", "-F", "none", "-i", kem.toString(), "-o", "BatchMode=yes",
+                "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=" + dir.resolve("kh"), "-p",
+                String.valueOf(port), user + "@127.0.0.1", command);
+    }
+
+    /**
      * MaxSessions counts the sessions OpenSSH's ssh multiplexes over one connection (ControlMaster): with ten open,
      * the eleventh fails to open (the master prints {@code open failed}), as against sshd. Root logs in with a key (sshd's
      * default PermitRootLogin prohibit-password).
