@@ -35,7 +35,7 @@ class KemCertificateLoginTest {
     @TempDir
     static Path dir;
 
-    private static Process server;
+    private static Server server;
     private static int port;
     private static Path log;
     private static Path edCa;
@@ -59,48 +59,73 @@ class KemCertificateLoginTest {
         return key;
     }
 
-    @BeforeAll
-    static void startServer() throws Exception {
-        edCa = pqsshKeygen(dir.resolve("ed25519_ca"), "ed25519");
-        revoked = Files.writeString(dir.resolve("revoked_keys"), "");
-        Files.writeString(dir.resolve("authorized_keys"), "");
-        Path config = Files.writeString(dir.resolve("sshd_config"), String.join("\n", "Port 0",
-                "ListenAddress 127.0.0.1", "AuthorizedKeysFile " + dir.resolve("authorized_keys"),
-                "AuthorizedKEMKeysFile none", "StrictModes no", "PubkeyAuthentication no",
-                "TrustedUserCAKeys " + pub(edCa), "RevokedKeys " + revoked) + "\n");
-        Path portFile = dir.resolve("port");
-        log = dir.resolve("server.log");
+    /** A {@code pqssh server} process, its port and its log (stderr). */
+    private record Server(Process process, int port, Path log) {
+        void stop() throws InterruptedException {
+            process.destroy();
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(5, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** Starts {@code pqssh server} with the shared files and {@code extra} sshd_config lines. */
+    private static Server start(String name, String... extra) throws Exception {
+        List<String> lines = new ArrayList<>(List.of("Port 0", "ListenAddress 127.0.0.1",
+                "AuthorizedKeysFile " + dir.resolve("authorized_keys"), "AuthorizedKEMKeysFile none",
+                "StrictModes no", "TrustedUserCAKeys " + pub(edCa), "RevokedKeys " + revoked));
+        lines.addAll(List.of(extra));
+        Path config = Files.writeString(dir.resolve(name + "_config"), String.join("\n", lines) + "\n");
+        Path portFile = dir.resolve(name + ".port");
+        Path serverLog = dir.resolve(name + ".log");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         ProcessBuilder pb = new ProcessBuilder(java,
                 // the reason a certificate is refused (logged below sshd's INFO lines by default)
                 "-Dorg.slf4j.simpleLogger.log.io.pqssh.server.CertificateAuthorizer=info",
                 "-cp", System.getProperty("java.class.path"), Main.class.getName(), "server", "-D", "-f",
                 config.toString(), "--port-file", portFile.toString())
-                .directory(dir.toFile()).redirectError(log.toFile()).redirectOutput(dir.resolve("out").toFile());
+                .directory(dir.toFile()).redirectError(serverLog.toFile())
+                .redirectOutput(dir.resolve(name + ".out").toFile());
         pb.environment().put("PQSSH_CONFIG_DIR", dir.resolve("config").toString());
-        server = pb.start();
-        CliHarness.waitUntil(Duration.ofSeconds(60), () -> !server.isAlive()
+        Process p = pb.start();
+        CliHarness.waitUntil(Duration.ofSeconds(60), () -> !p.isAlive()
                 || CliHarness.read(portFile).strip().matches("\\d+"),
-                () -> "pqssh server wrote no port:\n" + CliHarness.read(log));
-        assertTrue(server.isAlive(), CliHarness.read(log));
-        port = Integer.parseInt(CliHarness.read(portFile).strip());
+                () -> "pqssh server wrote no port:\n" + CliHarness.read(serverLog));
+        assertTrue(p.isAlive(), CliHarness.read(serverLog));
+        return new Server(p, Integer.parseInt(CliHarness.read(portFile).strip()), serverLog);
+    }
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        edCa = pqsshKeygen(dir.resolve("ed25519_ca"), "ed25519");
+        revoked = Files.writeString(dir.resolve("revoked_keys"), "");
+        Files.writeString(dir.resolve("authorized_keys"), "");
+        server = start("server", "PubkeyAuthentication no");
+        port = server.port();
+        log = server.log();
     }
 
     @AfterAll
     static void stopServer() throws Exception {
         if (server != null) {
-            server.destroy();
-            if (!server.waitFor(10, TimeUnit.SECONDS)) {
-                server.destroyForcibly();
-                server.waitFor(5, TimeUnit.SECONDS);
-            }
+            server.stop();
         }
     }
 
     private static CliHarness.Result login(Path identity, String command) throws Exception {
-        return CliHarness.pqssh("ssh", "-F", "none", "-p", String.valueOf(port), "-o", "StrictHostKeyChecking=no",
-                "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes", "-o", "IdentityAgent=none",
-                "-i", identity.toString(), CliHarness.user() + "@127.0.0.1", command);
+        return loginTo(port, command, identity);
+    }
+
+    private static CliHarness.Result loginTo(int serverPort, String command, Path... identities) throws Exception {
+        List<String> args = new ArrayList<>(List.of("ssh", "-F", "none", "-p", String.valueOf(serverPort), "-o",
+                "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes", "-o",
+                "IdentityAgent=none"));
+        for (Path i : identities) {
+            args.addAll(List.of("-i", i.toString()));
+        }
+        args.addAll(List.of(CliHarness.user() + "@127.0.0.1", command));
+        return CliHarness.pqssh(args.toArray(String[]::new));
     }
 
     private static String fingerprint(Path pubFile) throws Exception {
@@ -303,6 +328,57 @@ class KemCertificateLoginTest {
             assertRevoked(byHash, "kem-sshkrl-hash");
             assertLogsIn(control, "kem-sshkrl-ok");
         });
+    }
+
+    /** Exit 255, the command did not run, and {@code serverLog} got a line holding every one of {@code parts}. */
+    private static void assertRefusedWith(CliHarness.Result r, Path serverLog, String... parts) throws Exception {
+        assertEquals(255, r.rc(), r.all());
+        assertFalse(r.out().contains("SHOULD-NOT-RUN"), r.all());
+        CliHarness.waitUntil(Duration.ofSeconds(20), () -> CliHarness.read(serverLog).lines()
+                .anyMatch(l -> java.util.Arrays.stream(parts).allMatch(l::contains)),
+                () -> "no line with " + List.of(parts) + " in the server log:\n" + CliHarness.read(serverLog));
+    }
+
+    /**
+     * {@code publickey-kem-and} (docs/publickey-kem.md 4.2) with the certificate in its KEM fields: the same
+     * certificate checks as {@code publickey-kem}, its options apply, and the signature key must be authorized as
+     * well; the log line names both.
+     */
+    @Test
+    void hybridPublickeyKemAndCarriesTheKemCertificate() throws Exception {
+        Path sigKey = pqsshKeygen(dir.resolve("id_and_sig"), "ed25519");
+        Path strangerSig = pqsshKeygen(dir.resolve("id_and_stranger"), "ed25519");
+        Files.writeString(dir.resolve("authorized_keys"), Files.readString(pub(sigKey)),
+                java.nio.file.StandardOpenOption.APPEND);
+        Path kem = certifiedKemKey("id_and", edCa, "-I", "kem-and-ok", "-z", "61", "-n", CliHarness.user(), "-O",
+                "force-command=echo forced-by-kem-and");
+        Path wrongPrincipal = certifiedKemKey("id_and_principal", edCa, "-I", "kem-and-principal", "-n",
+                "nobody-" + CliHarness.user());
+        Server hybrid = start("hybrid", "PubkeyAuthentication yes", "AuthenticationMethods publickey-kem-and");
+        try {
+            CliHarness.Result r = loginTo(hybrid.port(), "echo asked-for", kem, sigKey);
+            assertEquals(0, r.rc(), r.all());
+            assertEquals("forced-by-kem-and", r.out().strip(), "the certificate's force-command runs: " + r.all());
+            Pattern accepted = Pattern.compile(".* Accepted publickey-kem-and for " + Pattern.quote(CliHarness.user())
+                    + " from 127\\.0\\.0\\.1 port \\d+ ssh2: MLKEM768-CERT " + Pattern.quote(fingerprint(pub(kem)))
+                    + " ID kem-and-ok \\(serial 61\\) CA ED25519 " + Pattern.quote(fingerprint(pub(edCa)))
+                    + " ED25519 " + Pattern.quote(fingerprint(pub(sigKey))) + "$");
+            CliHarness.waitUntil(Duration.ofSeconds(20), () -> CliHarness.read(hybrid.log()).lines()
+                    .anyMatch(l -> accepted.matcher(l).matches()),
+                    () -> "no Accepted line:\n" + CliHarness.read(hybrid.log()));
+
+            assertRefusedWith(loginTo(hybrid.port(), "echo SHOULD-NOT-RUN", wrongPrincipal, sigKey), hybrid.log(),
+                    "kem-and-principal", "name is not a listed principal");
+            // the certificate passes, the signature key is not in authorized_keys: sshd's Failed line names both
+            assertRefusedWith(loginTo(hybrid.port(), "echo SHOULD-NOT-RUN", kem, strangerSig), hybrid.log(),
+                    "Failed publickey-kem-and for " + CliHarness.user(), "ID kem-and-ok (serial 61)",
+                    "ED25519 " + fingerprint(pub(strangerSig)));
+            withRevokedKeys(Files.readAllBytes(pub(kem)), () -> assertRefusedWith(loginTo(hybrid.port(),
+                    "echo SHOULD-NOT-RUN", kem, sigKey), hybrid.log(), "Authentication key MLKEM768-CERT "
+                    + fingerprint(pub(kem)) + " revoked by file " + revoked));
+        } finally {
+            hybrid.stop();
+        }
     }
 
     @Test
