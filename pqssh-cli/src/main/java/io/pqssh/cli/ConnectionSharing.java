@@ -256,7 +256,8 @@ final class ConnectionSharing {
             List<String> envList = new ArrayList<>();
             env.forEach((k, v) -> envList.add(k + "=" + v));
             String term = env.getOrDefault("TERM", System.getenv("TERM"));
-            MuxClient.SessionRequest r = new MuxClient.SessionRequest(tty, config.flag("ForwardAgent", false),
+            MuxClient.SessionRequest r = new MuxClient.SessionRequest(tty, config.flag("ForwardX11", false),
+                    config.flag("ForwardAgent", false),
                     subsystem, config.escapeChar(), term, command == null ? "" : command, envList, stdinNull);
             Runnable[] restore = new Runnable[1];
             int rc = c.session(r, raw -> {

@@ -74,6 +74,62 @@ class X11ForwardingTest {
         assertFalse(CliHarness.read(dir.resolve("server.err")).contains(realCookie), "cookie in the server log");
     }
 
+    /**
+     * X11 through connection sharing, as ssh's mux_session_confirm: a client that asks (-X/-Y) gets X11 when the master
+     * forwards X11 itself (its -Y and DISPLAY); one that does not ask gets no DISPLAY. OpenSSH's ssh through a pqssh
+     * master and pqssh ssh through both masters.
+     */
+    @Test
+    void connectionSharingForwardsX11ForClientsThatAsk() throws Exception {
+        startXvfb();
+        String user = account("pqx");
+        int port = startPqsshServer(List.of("X11Forwarding yes"));
+        String dest = user + "@127.0.0.1";
+        String pqSock = dir.resolve("pq.sock").toString();
+        String osSock = dir.resolve("os.sock").toString();
+        List<String> pqssh = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), "io.pqssh.cli.Main", "ssh");
+        try {
+            List<String> master = new ArrayList<>(pqssh);
+            master.addAll(common(port, "-Y", false));
+            master.addAll(List.of("-M", "-S", pqSock, "-fN", dest));
+            CliHarness.Result m = run(master);
+            assertEquals(0, m.rc(), m.all());
+
+            CliHarness.Result o = run(List.of(CliHarness.SSH.toString(), "-F", "none", "-S", pqSock, "-Y", dest,
+                    PROBE));
+            assertEquals(0, o.rc(), o.all());
+            assertProbeRan(o);
+            List<String> viaPq = new ArrayList<>(pqssh);
+            viaPq.addAll(List.of("-F", "none", "-S", pqSock, "-Y", dest, PROBE));
+            CliHarness.Result p = run(viaPq);
+            assertEquals(0, p.rc(), p.all());
+            assertProbeRan(p);
+            CliHarness.Result none = run(List.of(CliHarness.SSH.toString(), "-F", "none", "-S", pqSock, "-x", dest,
+                    "echo display=$DISPLAY."));
+            assertEquals(0, none.rc(), none.all());
+            assertTrue(none.out().contains("display=."), none.all());
+
+            List<String> osMaster = new ArrayList<>(List.of(CliHarness.SSH.toString()));
+            osMaster.addAll(common(port, "-Y", false));
+            osMaster.addAll(List.of("-M", "-S", osSock, "-fN", dest));
+            CliHarness.Result om = run(osMaster);
+            assertEquals(0, om.rc(), om.all());
+            List<String> pqViaOs = new ArrayList<>(pqssh);
+            pqViaOs.addAll(List.of("-F", "none", "-S", osSock, "-Y", dest, PROBE));
+            CliHarness.Result q = run(pqViaOs);
+            assertEquals(0, q.rc(), q.all());
+            assertProbeRan(q);
+        } finally {
+            for (String sock : List.of(pqSock, osSock)) {
+                if (Files.exists(Path.of(sock))) {
+                    CliHarness.exec(dir, List.of(CliHarness.SSH.toString(), "-F", "none", "-S", sock, "-O", "exit",
+                            dest));
+                }
+            }
+        }
+    }
+
     /** pqssh ssh -X to Debian's sshd with X11Forwarding yes. */
     @Test
     void pqsshClientForwardsToOpenSshServer() throws Exception {

@@ -25,7 +25,8 @@ public final class MuxClient implements AutoCloseable {
     }
 
     /** A session request: ssh's MUX_C_NEW_SESSION fields. */
-    public record SessionRequest(boolean tty, boolean forwardAgent, boolean subsystem, int escapeChar, String term,
+    public record SessionRequest(boolean tty, boolean forwardX11, boolean forwardAgent, boolean subsystem,
+            int escapeChar, String term,
             String command, List<String> environment, boolean stdinNull) {
     }
 
@@ -238,7 +239,8 @@ public final class MuxClient implements AutoCloseable {
         long masterPid = aliveCheck();
         log.debug2("master pid " + masterPid);
         MuxBuffer m = MuxBuffer.writing(Mux.C_NEW_SESSION).u32(requestId).string(new byte[0])
-                .u32(r.tty() ? 1 : 0).u32(0).u32(r.forwardAgent() ? 1 : 0).u32(r.subsystem() ? 1 : 0)
+                .u32(r.tty() ? 1 : 0).u32(r.forwardX11() ? 1 : 0).u32(r.forwardAgent() ? 1 : 0)
+                .u32(r.subsystem() ? 1 : 0)
                 .u32(r.escapeChar() < 0 ? Mux.NO_ESCAPE : r.escapeChar()).string(r.term() == null ? "" : r.term())
                 .string(r.command() == null ? "" : r.command());
         for (String e : r.environment()) {

@@ -26,6 +26,8 @@ import org.apache.sshd.common.util.net.SshdSocketAddress;
 import io.pqssh.client.config.ForwardSpec;
 import io.pqssh.client.ssh.ClientLog;
 import io.pqssh.client.ssh.EscapeFilter;
+import io.pqssh.client.ssh.PtyChannels;
+import io.pqssh.client.x11.X11Forwarding;
 
 /**
  * The ControlMaster side of OpenSSH's connection sharing (PROTOCOL.mux, version 4): a Unix socket at the
@@ -405,7 +407,7 @@ public final class MuxMaster implements AutoCloseable {
         private boolean newSession(int rid, MuxBuffer m) throws IOException {
             m.bytes(); // reserved
             boolean wantTty = m.u32() != 0;
-            m.u32(); // X11: not implemented, so never requested
+            boolean wantX11 = m.u32() != 0;
             boolean wantAgent = m.u32() != 0;
             boolean subsystem = m.u32() != 0;
             int escape = m.u32(); // run here for the client's pty session, as ssh's master does
@@ -431,13 +433,21 @@ public final class MuxMaster implements AutoCloseable {
             int in = fds.get(0);
             int out = fds.get(1);
             int err = fds.get(2);
+            // ssh's mux_session_confirm: X11 for a client that asks (its -X/-Y) when this master forwards X11 itself
+            // (its ForwardX11 and DISPLAY, its cookie and XAuthLocation); a refusal is the master's warning line
+            X11Forwarding x11 = wantX11 && !subsystem ? X11Forwarding.of(session) : null;
+            if (x11 != null) {
+                log.debug1("Requesting X11 forwarding with authentication spoofing.");
+            }
+            PtyChannels.Refusals refusals = new PtyChannels.Refusals(id -> {
+            }, id -> log.error("X11 forwarding request failed on channel " + id));
             ChannelSession ch;
             if (subsystem) {
                 ch = session.createSubsystemChannel(command);
             } else if (command.isEmpty()) {
-                ch = session.createShellChannel();
+                ch = PtyChannels.shell(session, refusals, x11);
             } else {
-                ch = session.createExecChannel(command);
+                ch = PtyChannels.exec(session, command, refusals, x11);
             }
             if (ch instanceof PtyCapableChannelSession pty) {
                 pty.setUsePty(wantTty);

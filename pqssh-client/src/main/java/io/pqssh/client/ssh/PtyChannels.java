@@ -23,12 +23,12 @@ import org.apache.sshd.common.util.buffer.Buffer;
  * {@code onPtyRefused} with the channel's id. With X11 forwarding they send {@code x11-req} first (asking for a reply,
  * as ssh) and report its refusal the same way.
  */
-final class PtyChannels {
+public final class PtyChannels {
     private PtyChannels() {
     }
 
     /** What to do when the server refuses a request: ssh's lines, by channel id. */
-    record Refusals(IntConsumer pty, IntConsumer x11) {
+    public record Refusals(IntConsumer pty, IntConsumer x11) {
     }
 
     static PtyCapableChannelSession shell(ClientSession session, IntConsumer onPtyRefused) throws IOException {
@@ -37,7 +37,7 @@ final class PtyChannels {
     }
 
     /** As above; with {@code x11} not null, {@code x11-req} goes first, as ssh sends it. */
-    static PtyCapableChannelSession shell(ClientSession session, Refusals refusals,
+    public static PtyCapableChannelSession shell(ClientSession session, Refusals refusals,
             io.pqssh.client.x11.X11Forwarding x11) throws IOException {
         Shell ch = new Shell(refusals, x11);
         session.getService(ConnectionService.class).registerChannel(ch);
@@ -50,7 +50,7 @@ final class PtyChannels {
         }), null);
     }
 
-    static PtyCapableChannelSession exec(ClientSession session, String command, Refusals refusals,
+    public static PtyCapableChannelSession exec(ClientSession session, String command, Refusals refusals,
             io.pqssh.client.x11.X11Forwarding x11) throws IOException {
         Exec ch = new Exec(command, refusals, x11);
         session.getService(ConnectionService.class).registerChannel(ch);
