@@ -158,6 +158,66 @@ class SshdMatchCliTest {
         }
     }
 
+    /**
+     * PermitUserEnvironment with ChrootDirectory: as OpenSSH 9.2's sshd (measured; do_child reads it after
+     * do_setusercontext changed root and uid), ~/.ssh/environment is the home directory's path inside the chroot,
+     * read as the user, its symbolic links resolved inside the chroot; the real home's file is not read.
+     */
+    @Test
+    void userEnvironmentIsReadInsideTheChroot(@TempDir Path dir) throws Exception {
+        String c = account("pqme");
+        Path home = rootOwnedHome(dir, c);
+        populate(home, c);
+        copyProgram(home, "/bin/sh"); // the session's prelude (PermitUserRC) runs sh
+        Path outside = Files.createDirectories(home.resolve(".ssh"));
+        Files.writeString(outside.resolve("environment"), "PQ_WHERE=real-home\n");
+        Path inside = Files.createDirectories(home.resolve(home.toString().substring(1)).resolve(".ssh"));
+        Files.writeString(inside.resolve("environment"), "# inside\n  PQ_WHERE=inside-chroot\nPQ_SECOND=2\n");
+        CliHarness.exec(dir, List.of("chown", "-R", c + ":", home.resolve("home").resolve(c).toString()));
+        authorizeKey(dir, c);
+        int port = CliHarness.freePort();
+        Path cfg = config(dir, port, "PermitUserEnvironment yes", "Match User " + c, "  ChrootDirectory %h");
+        startServer(dir, cfg);
+        String show = "echo \"WHERE=$PQ_WHERE|SECOND=$PQ_SECOND\"";
+        CliHarness.Result r = ssh(dir, port, c, "127.0.0.1", show);
+        assertEquals(0, r.rc(), r.all() + log(dir));
+        assertEquals("WHERE=inside-chroot|SECOND=2", r.out().strip(), r.all());
+        // a symbolic link resolves inside the chroot: /pq-env exists only there, not on the host
+        assertFalse(Files.exists(Path.of("/pq-env")), "the host has /pq-env");
+        Files.writeString(home.resolve("pq-env"), "PQ_WHERE=linked-inside\n");
+        Files.delete(inside.resolve("environment"));
+        Files.createSymbolicLink(inside.resolve("environment"), Path.of("/pq-env"));
+        CliHarness.Result l = ssh(dir, port, c, "127.0.0.1", show);
+        assertEquals("WHERE=linked-inside|SECOND=", l.out().strip(), l.all() + log(dir));
+    }
+
+    /**
+     * ForceCommand internal-sftp in a chroot that holds no sftp-server: sshd serves it in-process; pqssh runs
+     * OpenSSH's sftp-server inside the chroot, so it fails closed with one line the client sees (exit 1), and the
+     * log names the chroot and what it lacks.
+     */
+    @Test
+    void internalSftpWithoutSftpServerInTheChrootFailsInOneLine(@TempDir Path dir) throws Exception {
+        String c = account("pqmf");
+        Path home = rootOwnedHome(dir, c);
+        copyProgram(home, "/bin/bash");
+        Files.createDirectories(home.resolve("dev"));
+        assertEquals(0, CliHarness.exec(home, List.of("/usr/bin/mknod", "-m", "666", home.resolve("dev/null")
+                .toString(), "c", "1", "3")).rc());
+        authorizeKey(dir, c);
+        int port = CliHarness.freePort();
+        Path cfg = config(dir, port, "Match User " + c, "  ChrootDirectory %h", "  ForceCommand internal-sftp");
+        startServer(dir, cfg);
+        CliHarness.Result ls = sftp(dir, port, c, "ls /\n");
+        assertNotEquals(0, ls.rc(), ls.all());
+        String sftpServer = "/usr/lib/openssh/sftp-server";
+        assertTrue(ls.err().contains("internal-sftp: not served: pqssh runs sftp-server inside the ChrootDirectory,"
+                + " which lacks " + sftpServer), ls.all() + log(dir));
+        assertFalse(ls.err().contains(home.toString()), "the chroot's path is the log's business:\n" + ls.all());
+        CliHarness.waitUntil(WAIT, () -> log(dir).contains("ChrootDirectory " + home + ": missing inside it: "
+                + sftpServer), () -> "the log does not say why:\n" + log(dir));
+    }
+
     /** A chroot the user owns (the home directory as useradd leaves it) fails the session with sshd's message. */
     @Test
     void badChrootOwnershipRefusesTheSession(@TempDir Path dir) throws Exception {
@@ -436,6 +496,20 @@ class SshdMatchCliTest {
         return name;
     }
 
+    /** The account's home made a chroot as sshd requires: owned by root and writable by nobody else. */
+    private static Path rootOwnedHome(Path dir, String user) throws Exception {
+        Path home = homeOf(user);
+        CliHarness.exec(dir, List.of("chown", "root:root", home.toString()));
+        CliHarness.exec(dir, List.of("chmod", "755", home.toString()));
+        return home;
+    }
+
+    /** dir/id_ed25519, authorized for {@code user} by the configuration's AuthorizedKeysFile. */
+    private static void authorizeKey(Path dir, String user) throws Exception {
+        Path key = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
+        Files.copy(CliHarness.pub(key), dir.resolve(user + "_keys"));
+    }
+
     private static Path homeOf(String user) throws Exception {
         return Path.of(CliHarness.exec(Path.of("/"), List.of("/usr/bin/getent", "passwd", user)).out().strip()
                 .split(":")[5]);
@@ -448,21 +522,7 @@ class SshdMatchCliTest {
      */
     private static void populate(Path root, String user) throws Exception {
         for (String program : List.of("/bin/bash", "/usr/lib/openssh/sftp-server")) {
-            copyInto(root, Path.of(program).toRealPath());
-            Path link = root.resolve(program.substring(1));
-            if (!Files.exists(link)) {
-                Files.createDirectories(link.getParent());
-                Files.copy(Path.of(program).toRealPath(), link);
-            }
-            for (String l : CliHarness.exec(Path.of("/"), List.of("/usr/bin/ldd", program)).out().split("\n")) {
-                String[] w = l.strip().split("\\s+");
-                for (String word : w) {
-                    if (word.startsWith("/")) {
-                        copyInto(root, Path.of(word));
-                        copyInto(root, Path.of(word).toRealPath());
-                    }
-                }
-            }
+            copyProgram(root, program);
         }
         Files.createDirectories(root.resolve("dev"));
         assertEquals(0, CliHarness.exec(root, List.of("/usr/bin/mknod", "-m", "666", root.resolve("dev/null")
@@ -472,6 +532,24 @@ class SshdMatchCliTest {
                 "passwd", "root", user)).out());
         Files.writeString(etc.resolve("group"), CliHarness.exec(Path.of("/"), List.of("/usr/bin/getent",
                 "group", "root")).out());
+    }
+
+    /** {@code program} and the libraries ldd lists for it, at the same paths inside {@code root}. */
+    private static void copyProgram(Path root, String program) throws Exception {
+        copyInto(root, Path.of(program).toRealPath());
+        Path link = root.resolve(program.substring(1));
+        if (!Files.exists(link)) {
+            Files.createDirectories(link.getParent());
+            Files.copy(Path.of(program).toRealPath(), link);
+        }
+        for (String l : CliHarness.exec(Path.of("/"), List.of("/usr/bin/ldd", program)).out().split("\n")) {
+            for (String word : l.strip().split("\\s+")) {
+                if (word.startsWith("/")) {
+                    copyInto(root, Path.of(word));
+                    copyInto(root, Path.of(word).toRealPath());
+                }
+            }
+        }
     }
 
     private static void copyInto(Path root, Path file) throws Exception {

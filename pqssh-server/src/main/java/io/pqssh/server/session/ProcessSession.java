@@ -54,7 +54,18 @@ final class ProcessSession extends SpawnedCommand {
     public void start(ChannelSession channel, Environment env) throws IOException {
         SessionTarget target = SessionTarget.of(channel);
         Account account = target.account();
-        SessionLaunch launch = target.launch(channel, env, command, Map.of(), subsystem, direct);
+        SessionLaunch launch;
+        try {
+            launch = target.launch(channel, env, command, Map.of(), subsystem, direct);
+        } catch (SessionLaunch.MissingInChroot e) {
+            if (direct == null) {
+                throw e;
+            }
+            // internal-sftp where the chroot holds no sftp-server: fail closed in one line the client sees (sshd
+            // would serve it in-process); the log has the chroot's path (SessionTarget)
+            UserSessions.Refusal.tell(err, exit, e.clientLine());
+            return;
+        }
         this.channel = channel;
         int[][] pipes = new int[3][];
         SessionProcess p;

@@ -129,13 +129,30 @@ public final class SessionLaunch {
         if (!missing.isEmpty()) {
             // sshd's in-process internal-sftp needs nothing inside the chroot; pqssh starts every session as a
             // process through bash, and OpenSSH's sftp-server opens /dev/null
-            throw new IOException("ChrootDirectory " + root + ": missing inside it: " + String.join(", ", missing)
-                    + " (pqssh runs every session, internal-sftp included, as programs inside the chroot)");
+            throw new MissingInChroot(root, missing);
         }
         // as sshd in a chroot: the home directory if it exists there, else / without a message
         Path home = account.home();
         Path dir = Files.isDirectory(root.resolve(home.toString().substring(1))) ? home : Path.of("/");
         return with(argv, dir, root, pam);
+    }
+
+    /** A chroot that lacks a program pqssh runs in it (sshd's in-process internal-sftp needs none of them). */
+    static final class MissingInChroot extends IOException {
+        private static final long serialVersionUID = 1L;
+        private final String clientLine;
+
+        MissingInChroot(Path root, List<String> missing) {
+            super("ChrootDirectory " + root + ": missing inside it: " + String.join(", ", missing)
+                    + " (pqssh runs every session, internal-sftp included, as programs inside the chroot)");
+            this.clientLine = "internal-sftp: not served: pqssh runs sftp-server inside the ChrootDirectory, which"
+                    + " lacks " + String.join(", ", missing);
+        }
+
+        /** What the client is told: the paths inside the chroot, not where it is on the server. */
+        String clientLine() {
+            return clientLine;
+        }
     }
 
     /** This launch running {@code program} with {@code args} directly, without the user's shell (internal-sftp). */
@@ -275,20 +292,28 @@ public final class SessionLaunch {
         }
         List<String> out = new ArrayList<>();
         if (chroot != null) {
-            // root changes first (chroot needs root), then the ids; nothing runs as root inside the new root.
-            // --userspec with numbers: coreutils takes the supplementary groups of the uid's account
-            // (getgrouplist, looked up before the chroot), as setpriv's --init-groups
-            out.add(CHROOT);
-            if (switchUid) {
-                out.add("--userspec=" + account.uid() + ":" + account.gid());
-            }
-            out.addAll(List.of("--", chroot.toString()));
+            out.addAll(intoChroot(chroot, account, switchUid));
         } else if (switchUid) {
             out.addAll(List.of(SETPRIV, "--reuid=" + account.uid(), "--regid=" + account.gid(), "--init-groups",
                     "--"));
         }
         out.addAll(List.of(BASH, "-c", TRAMPOLINE, "pqssh-session", directory.toString()));
         out.addAll(argv);
+        return out;
+    }
+
+    /**
+     * The command line prefix that runs what follows it inside {@code root} as {@code account}: the root changes
+     * first (chroot needs root), then the ids, so nothing runs as root inside the new root. {@code --userspec} with
+     * numbers: coreutils takes the supplementary groups of the uid's account (getgrouplist, looked up before the
+     * chroot), as setpriv's {@code --init-groups}.
+     */
+    static List<String> intoChroot(Path root, Account account, boolean switchUid) {
+        List<String> out = new ArrayList<>(List.of(CHROOT));
+        if (switchUid) {
+            out.add("--userspec=" + account.uid() + ":" + account.gid());
+        }
+        out.addAll(List.of("--", root.toString()));
         return out;
     }
 

@@ -75,9 +75,17 @@ record SessionTarget(Account account, boolean switchUid) {
             // forced command): sshd then runs /etc/ssh/sshrc only
             prelude = new SessionPrelude(prelude.motd(), false, prelude.systemRc());
         }
+        java.nio.file.Path chroot = null;
+        if (config != null && config.chrootDirectory != null) {
+            try {
+                chroot = Chroot.check(Chroot.expand(config.chrootDirectory, account));
+            } catch (IOException e) {
+                throw chrootFailed(e);
+            }
+        }
         UserEnvironment permitted = s.getFactoryManager().getAttribute(UserEnvironment.KEY);
         Map<String, String> userEnv = permitted == null ? Map.of()
-                : permitted.collect(KeyRestrictions.of(s).environment(), account, switchUid);
+                : permitted.collect(KeyRestrictions.of(s).environment(), account, switchUid, chroot);
         SessionLaunch launch = SessionLaunch.of(account, switchUid, command, s.getClientAddress(),
                 s.getIoSession().getLocalAddress(), accepted, userEnv, extra);
         if (config != null) {
@@ -86,13 +94,11 @@ record SessionTarget(Account account, boolean switchUid) {
         if (direct != null) {
             launch = launch.direct(direct);
         }
-        if (config != null && config.chrootDirectory != null) {
+        if (chroot != null) {
             try {
-                launch = launch.inChroot(Chroot.check(Chroot.expand(config.chrootDirectory, account)));
+                launch = launch.inChroot(chroot);
             } catch (IOException e) {
-                // sshd: fatal in the session's child; the session fails, the log says why
-                CHROOT_LOG.error("fatal: {} (user {})", e.getMessage(), account.name());
-                throw e;
+                throw chrootFailed(e);
             }
         }
         if (prelude != null && direct == null) {
@@ -118,6 +124,12 @@ record SessionTarget(Account account, boolean switchUid) {
                 ? a.getAddress().getHostAddress() : "";
         return launch.withPam(new SessionLaunch.PamStack(pam.get().sessionHelper().get(), pam.get().service(), rhost,
                 ""));
+    }
+
+    /** sshd: fatal in the session's child; the session fails, the log says why. */
+    private IOException chrootFailed(IOException e) {
+        CHROOT_LOG.error("fatal: {} (user {})", e.getMessage(), account.name());
+        return e;
     }
 
     private static final org.slf4j.Logger CHROOT_LOG = org.slf4j.LoggerFactory.getLogger("io.pqssh.sshd");

@@ -82,9 +82,13 @@ public final class UserEnvironment {
      *
      * @param switchUid whether the server runs as another uid than the account (then the file is read through
      *                  setpriv as the account)
+     * @param chroot    the session's ChrootDirectory (checked), or null: sshd's do_child reads the file after
+     *                  do_setusercontext has changed the root and the uid, so {@code HOME/.ssh/environment} is the
+     *                  path inside the chroot (OpenSSH 9.2, measured), read here by bash (which every chrooted
+     *                  session needs) started inside it as the account
      * @throws IOException when the file has more than {@value #MAX_LINES} lines (sshd ends the session too)
      */
-    public Map<String, String> collect(List<String> keyOptions, Account account, boolean switchUid)
+    public Map<String, String> collect(List<String> keyOptions, Account account, boolean switchUid, Path chroot)
             throws IOException {
         Map<String, String> out = new LinkedHashMap<>();
         for (String e : keyOptions) {
@@ -94,7 +98,8 @@ public final class UserEnvironment {
             }
         }
         Path file = account.home().resolve(".ssh/environment");
-        byte[] text = switchUid ? readAsUser(file, account) : readOwn(file);
+        byte[] text = chroot != null ? readInChroot(file, account, switchUid, chroot)
+                : switchUid ? readAsUser(file, account) : readOwn(file);
         if (text != null) {
             parse(new String(text, StandardCharsets.UTF_8), file, out);
         }
@@ -153,13 +158,35 @@ public final class UserEnvironment {
      * environment; a file the account cannot read (or that is missing) gives null, as sshd's failed fopen.
      */
     private static byte[] readAsUser(Path file, Account account) throws IOException {
+        return readThrough(List.of("/bin/cat", "--", file.toString()), file, account, true);
+    }
+
+    /**
+     * Reads {@code file}, a path inside {@code chroot}, from inside it as the account ({@code chroot --userspec},
+     * as a chrooted session starts): symbolic links resolve inside the chroot as in sshd, and the account's rights
+     * decide. bash's builtins copy it, since nothing but bash (the session trampoline) can be counted on there.
+     */
+    private static byte[] readInChroot(Path file, Account account, boolean switchUid, Path chroot)
+            throws IOException {
+        List<String> argv = new java.util.ArrayList<>(SessionLaunch.intoChroot(chroot, account, switchUid));
+        argv.addAll(List.of(SessionLaunch.BASH, "-c", COPY_WITH_BUILTINS, "pqssh-environment", file.toString()));
+        return readThrough(argv, file, account, false);
+    }
+
+    /** bash copying the file $1 to stdout, line by line (a last line without newline gets one). */
+    private static final String COPY_WITH_BUILTINS = "exec <\"$1\" || exit 1\n"
+            + "while IFS= read -r l || [ -n \"$l\" ]; do printf '%s\\n' \"$l\"; done";
+
+    /** {@code argv}'s output with the fixed spawn environment, bounded; a non-zero exit (no file) gives null. */
+    private static byte[] readThrough(List<String> argv, Path file, Account account, boolean switchUid)
+            throws IOException {
         java.util.Map<String, String> env = new java.util.LinkedHashMap<>();
         for (String kv : SessionLaunch.SPAWN_ENV) {
             env.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
         }
         try {
-            UserCommand.Result r = UserCommand.run(List.of("/bin/cat", "--", file.toString()), account, true, env,
-                    MAX_BYTES, java.time.Duration.ofSeconds(10));
+            UserCommand.Result r = UserCommand.run(argv, account, switchUid, env, MAX_BYTES,
+                    java.time.Duration.ofSeconds(10));
             return r.status() == 0 ? r.out() : null;
         } catch (UserCommand.OutputTooLong e) {
             throw new IOException("Too many lines in environment file " + file);

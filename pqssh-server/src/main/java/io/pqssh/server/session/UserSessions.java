@@ -76,6 +76,12 @@ public final class UserSessions {
 
         @Override
         public void start(ChannelSession channel, org.apache.sshd.server.Environment env) throws java.io.IOException {
+            tell(err, exit, message);
+        }
+
+        /** {@code message} as one line on the session's stderr, then exit status 1. */
+        static void tell(java.io.OutputStream err, org.apache.sshd.server.ExitCallback exit, String message)
+                throws java.io.IOException {
             try {
                 err.write((message + "\r\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
                 err.flush();
