@@ -184,6 +184,41 @@ class ConnectionSharingTest {
         assertFalse(Files.exists(socket), "the master removes its socket when it ends");
     }
 
+    /**
+     * A pty the server refuses (here a {@code no-pty} key) for a client of a master: as OpenSSH 9.2's master, pqssh's
+     * writes {@code PTY allocation request failed} (no channel number: it would name the master's channel) to the
+     * client's stderr and the session goes on without a pty; both masters, OpenSSH's client and pqssh's.
+     */
+    @Test
+    void aRefusedPtyIsReportedToTheMuxClient() throws Exception {
+        Path restricted = CliHarness.sshKeygen(dir.resolve("id_nopty"), "ed25519");
+        Files.writeString(authorizedKeys, "no-pty " + Files.readString(pub(restricted)),
+                java.nio.file.StandardOpenOption.APPEND);
+        String opts = common().replace(userKey.toString(), restricted.toString());
+        Path pqSocket = dir.resolve("pq-ctl");
+        Path osSocket = dir.resolve("os-ctl");
+        CliHarness.Result pm = sh("$PQSSH ssh " + opts + " -M -S " + pqSocket + " -fN " + dest() + " >"
+                + dir.resolve("master.log") + " 2>&1");
+        assertEquals(0, pm.rc(), pm.all() + CliHarness.read(dir.resolve("master.log")));
+        check(pqSocket);
+        CliHarness.Result om = sh(CliHarness.SSH + " " + opts + " -M -S " + osSocket + " -fN " + dest()
+                + " >/dev/null 2>&1");
+        assertEquals(0, om.rc(), om.all());
+        check(osSocket);
+        Pattern line = Pattern.compile("(?m)^PTY allocation request failed\r?$");
+        for (Path socket : List.of(pqSocket, osSocket)) {
+            for (String client : List.of(CliHarness.SSH.toString(), "$PQSSH ssh -F none")) {
+                CliHarness.Result r = sh(client + " -S " + socket + " -tt " + dest()
+                        + " 'tty >/dev/null || echo no-tty; exit 3'");
+                String what = client + " via " + socket.getFileName() + ": " + r.all();
+                assertEquals(3, r.rc(), what);
+                assertTrue(r.out().contains("no-tty"), what);
+                assertTrue(line.matcher(r.err()).find(), what);
+            }
+            sh(CliHarness.SSH + " -S " + socket + " -O exit " + dest());
+        }
+    }
+
     @Test
     void pqsshClientSharesAnOpenSshMaster() throws Exception {
         Path socket = dir.resolve("ctl");

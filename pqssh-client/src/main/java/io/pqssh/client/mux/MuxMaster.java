@@ -439,8 +439,10 @@ public final class MuxMaster implements AutoCloseable {
             if (x11 != null) {
                 log.debug1("Requesting X11 forwarding with authentication spoofing.");
             }
-            PtyChannels.Refusals refusals = new PtyChannels.Refusals(id -> {
-            }, id -> log.error("X11 forwarding request failed on channel " + id));
+            int sid = nextSessionId.getAndIncrement();
+            SessionRefusals replies = new SessionRefusals(sid, err);
+            PtyChannels.Refusals refusals = new PtyChannels.Refusals(replies::ptyRefused,
+                    id -> replies.report("X11 forwarding", id));
             ChannelSession ch;
             if (subsystem) {
                 ch = session.createSubsystemChannel(command);
@@ -476,13 +478,13 @@ public final class MuxMaster implements AutoCloseable {
                 return true;
             }
             channel = ch;
-            int sid = nextSessionId.getAndIncrement();
             if (wantTty && ch instanceof PtyCapableChannelSession pty) {
                 // stdout: open until the channel closes (the stdin relay closes stdin when that ends)
                 tty = new TtySession(pty, out, new int[] {pty.getPtyColumns(), pty.getPtyLines()});
                 ttys.add(tty);
             }
             send(MuxBuffer.writing(Mux.S_SESSION_OPENED).u32(rid).u32(sid));
+            replies.sessionOpened();
             EscapeFilter filter = wantTty && escape != Mux.NO_ESCAPE && escape >= 0 && escape < 256
                     ? EscapeFilter.forMuxClient(escape, session, ch, new PrintStream(FdStreams.output(err), true), log)
                     : null;
@@ -568,6 +570,65 @@ public final class MuxMaster implements AutoCloseable {
             }, "pqssh-mux-stdin");
             t.setDaemon(true);
             t.start();
+        }
+
+        /**
+         * ssh's client_status_confirm for a client's session: a refused request's line goes to the client's stderr
+         * (ssh appends it to the channel's stderr, as {@code PTY allocation request failed}); a refused pty also
+         * tells the client to leave raw mode (MUX_S_TTY_ALLOC_FAIL), never before MUX_S_SESSION_OPENED, which the
+         * client reads first.
+         */
+        private final class SessionRefusals {
+            private final int sid;
+            private final int err;
+            private boolean opened; // guarded by this
+            private boolean ttyFailed; // guarded by this
+
+            SessionRefusals(int sid, int err) {
+                this.sid = sid;
+                this.err = err;
+            }
+
+            void report(String request, int channelId) {
+                log.debug1("mux: " + request + " request failed on channel " + channelId);
+                try {
+                    // without the channel number, which names the master's channel: ssh's text for a mux client
+                    FdStreams.output(err).write((request + " request failed\r\n").getBytes(StandardCharsets.UTF_8));
+                } catch (IOException e) {
+                    log.debug1("mux: client's stderr: " + e.getMessage());
+                }
+            }
+
+            void ptyRefused(int channelId) {
+                report("PTY allocation", channelId);
+                boolean now;
+                synchronized (this) {
+                    ttyFailed = true;
+                    now = opened;
+                }
+                if (now) {
+                    sendTtyFailed();
+                }
+            }
+
+            void sessionOpened() {
+                boolean failed;
+                synchronized (this) {
+                    opened = true;
+                    failed = ttyFailed;
+                }
+                if (failed) {
+                    sendTtyFailed();
+                }
+            }
+
+            private void sendTtyFailed() {
+                try {
+                    send(MuxBuffer.writing(Mux.S_TTY_ALLOC_FAIL).u32(sid));
+                } catch (IOException e) {
+                    log.debug1("mux: tty failure not sent: " + e.getMessage());
+                }
+            }
         }
 
         /** After the channel closes: the client's descriptors go, then the exit status, then the connection. */
