@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
@@ -378,6 +379,48 @@ class KemCertificateLoginTest {
                     + fingerprint(pub(kem)) + " revoked by file " + revoked));
         } finally {
             hybrid.stop();
+        }
+    }
+
+    /**
+     * An ML-KEM key held only in {@code pqssh agent}: {@code pqssh add} adds its {@code -cert.pub} too, and
+     * {@code pqssh ssh} (no key file) offers the agent's certificate, which the agent answers for. The plain key is
+     * authorized nowhere, so a login without the certificate in the agent fails.
+     */
+    @Test
+    void agentHeldKemKeyOffersItsCertificate() throws Exception {
+        Path key = certifiedKemKey("id_agent", edCa, "-I", "kem-in-agent", "-z", "71", "-n", CliHarness.user());
+        Path home = Files.createDirectories(dir.resolve("agent_home"));
+        Path sock = dir.resolve("pqssh-agent.sock");
+        Map<String, String> env = AgentHarness.env(sock, home, null);
+        Files.createDirectories(dir.resolve("agent_run"));
+        try (ForwardingHarness h = new ForwardingHarness(dir.resolve("agent_run"))) { // stops the agent
+            AgentHarness agents = new AgentHarness(dir.resolve("agent_run"), h);
+            agents.pqsshAgent(sock, env);
+            AgentHarness.Run add = agents.pqssh(env, "add", key.toString());
+            assertEquals(0, add.rc(), add.out());
+            assertTrue(add.out().contains("Certificate added: " + cert(key) + " (kem-in-agent)"), add.out());
+            AgentHarness.Run listed = agents.pqssh(env, "add", "-L");
+            assertTrue(listed.out().contains(Files.readString(cert(key)).strip().split(" ")[1]), listed.out());
+
+            String[] ssh = {"ssh", "-F", "none", "-p", String.valueOf(port), "-o", "StrictHostKeyChecking=no", "-o",
+                "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes", "-o", "IdentityAgent=" + sock,
+                CliHarness.user() + "@127.0.0.1", "echo via-agent-kem-cert"};
+            AgentHarness.Run r = agents.pqssh(env, ssh);
+            assertEquals(0, r.rc(), r.out());
+            assertTrue(r.out().contains("via-agent-kem-cert"), r.out());
+            String certText = "MLKEM768-CERT " + fingerprint(pub(key)) + " ID kem-in-agent (serial 71) CA ED25519 ";
+            CliHarness.waitUntil(Duration.ofSeconds(20), () -> CliHarness.read(log).lines().anyMatch(l -> l.contains(
+                    "Accepted publickey-kem for " + CliHarness.user()) && l.contains(certText)),
+                    () -> "no Accepted line:\n" + CliHarness.read(log));
+
+            // the plain key alone (pqssh add -k) is not authorized: the certificate was what logged in
+            assertEquals(0, agents.pqssh(env, "add", "-D").rc());
+            AgentHarness.Run plain = agents.pqssh(env, "add", "-k", key.toString());
+            assertFalse(plain.out().contains("Certificate added"), plain.out());
+            AgentHarness.Run refused = agents.pqssh(env, ssh);
+            assertEquals(255, refused.rc(), refused.out());
+            assertFalse(refused.out().contains("via-agent-kem-cert"), refused.out());
         }
     }
 

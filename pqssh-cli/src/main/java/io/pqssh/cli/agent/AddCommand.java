@@ -318,7 +318,8 @@ public final class AddCommand implements Callable<Integer> {
             System.err.println("Certificate " + certFile + " does not match private key " + f);
             return 1;
         }
-        if (!(k.key() instanceof io.pqssh.core.sig.SshSigningKey)) {
+        if (!(k.key() instanceof io.pqssh.core.sig.SshSigningKey)
+                && !(k.key() instanceof io.pqssh.core.keys.kem.MlKemSshKey)) {
             System.err.println("pqssh add: certificate " + certFile + " not added: " + k.key().keyType()
                     + " certificates are not supported (Ed25519 and pqssh's types are)");
             return 1;

@@ -65,6 +65,15 @@ public final class Agent {
             return key instanceof MlKemSshKey;
         }
 
+        /** Listed as a certificate of its key (added with {@code string CERT_TYPE, string certificate}). */
+        public boolean isCertificate() {
+            try {
+                return io.pqssh.core.cert.CertificateKeyTypes.isCertificate(new SshReader(blob).getUtf8());
+            } catch (MalformedMessageException e) {
+                return false;
+            }
+        }
+
         boolean expiredAt(long nowNanos) {
             return lifetimeSeconds != KeyConstraints.NO_LIFETIME
                     && nowNanos - addedAtNanos >= TimeUnit.SECONDS.toNanos(lifetimeSeconds);
@@ -513,7 +522,9 @@ public final class Agent {
         MlKemSshKey key = (MlKemSshKey) e.get().key();
         byte[] response;
         try {
-            KemCredential sent = new KemCredential(q.alg(), key.kemPrivateKey().publicKey());
+            // held as a certificate (docs/agent-protocol.md 3): the request's key field is the certificate blob
+            byte[] keyField = e.get().isCertificate() ? e.get().blob() : key.kemPrivateKey().publicKey();
+            KemCredential sent = new KemCredential(q.alg(), keyField);
             response = KemAuthClient.respond(q.sessionId(), q.user(), q.service(), q.method(), sent, q.challenge(),
                     key.kemPrivateKey());
         } catch (ChallengeRejectedException | IllegalArgumentException ex) {
