@@ -476,14 +476,46 @@ public final class ServerCommand implements Callable<Integer> {
             System.err.println(def.describe());
             keys.add(def.file());
         }
+        List<Path> files = new ArrayList<>();
+        List<java.security.KeyPair> agentKeys = new ArrayList<>();
         for (Path k : keys) {
+            // HostKeyAgent: a key whose private file is absent (or a public key file) is the agent's, as sshd
+            java.util.Optional<java.security.PublicKey> pub = c.hostKeyAgent == null ? java.util.Optional.empty()
+                    : io.pqssh.server.AgentHostKeys.agentPublicKey(k);
+            if (pub.isPresent()) {
+                agentKeys.add(io.pqssh.server.AgentHostKeys.keyPair(pub.get(), hostKeyAgentSocket(c, k)));
+                continue;
+            }
             if (!Files.exists(k)) {
                 throw new IllegalArgumentException("HostKey " + k + ": no such file");
             }
             KeyFilePermissions.checkPrivateKeyFile(k);
+            files.add(k);
         }
         // every type: PQ signature keys through pqssh, Ed25519/RSA/ECDSA (ssh-keygen files) through MINA
-        return io.pqssh.mina.keys.PqKeyPairProvider.fromFiles(keys, null);
+        KeyPairProvider fromFiles = io.pqssh.mina.keys.PqKeyPairProvider.fromFiles(files, null);
+        if (agentKeys.isEmpty()) {
+            return fromFiles;
+        }
+        List<java.security.KeyPair> all = new ArrayList<>();
+        fromFiles.loadKeys(null).forEach(all::add);
+        all.addAll(agentKeys);
+        return io.pqssh.mina.keys.PqKeyPairProvider.of(all);
+    }
+
+    /**
+     * The HostKeyAgent socket an agent-held host key needs; the server does not start without one it can reach
+     * (sshd logs "Could not connect to agent" and then cannot load the key).
+     */
+    private static Path hostKeyAgentSocket(ServerConfig c, Path key) {
+        Path socket = c.hostKeyAgentSocket().orElseThrow(() -> new IllegalArgumentException("HostKey " + key
+                + ": Could not connect to agent \"" + c.hostKeyAgent + "\": SSH_AUTH_SOCK is not set"));
+        try (io.pqssh.core.agent.AgentClient a = io.pqssh.core.agent.AgentClient.connect(socket)) {
+            return socket;
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("HostKey " + key + ": Could not connect to agent \"" + socket
+                    + "\": " + e.getMessage());
+        }
     }
 
     /**

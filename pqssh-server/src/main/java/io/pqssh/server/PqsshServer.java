@@ -561,6 +561,10 @@ public final class PqsshServer implements AutoCloseable {
                 sshd.setPort(port);
             }
             sshd.setKeyPairProvider(Objects.requireNonNull(hostKeys, "host keys"));
+            if (AgentHostKeys.anyHeldByAgent(hostKeys)) {
+                // HostKeyAgent: the signatures of agent-held host keys are the agent's
+                sshd.setSignatureFactories(AgentHostKeys.signatures(sshd.getSignatureFactories()));
+            }
             if (!hostCertificates.isEmpty()) {
                 Iterable<java.security.KeyPair> keys;
                 try {

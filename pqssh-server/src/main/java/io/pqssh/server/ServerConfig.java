@@ -32,6 +32,11 @@ public final class ServerConfig {
     /** AddressFamily: any, inet, inet6. */
     public String addressFamily = "any";
     public final List<Path> hostKeys = new ArrayList<>();
+    /**
+     * HostKeyAgent as written (null: none): a socket path, or {@code SSH_AUTH_SOCK} for the server's own
+     * environment variable, as sshd ({@link #hostKeyAgentSocket}).
+     */
+    public String hostKeyAgent;
     /** HostCertificate: host certificates offered with the host keys they certify (accumulates, as in sshd). */
     public final List<Path> hostCertificates = new ArrayList<>();
     public String authorizedKeysFile = ".ssh/authorized_keys";
@@ -351,6 +356,9 @@ public final class ServerConfig {
                 }
                 case "hostkey", "hostdsakey" -> hostKeys.add(Path.of(value));
                 case "hostcertificate" -> hostCertificates.add(Path.of(value));
+                // sshd's derelativise_path: a relative socket path is taken from the current directory
+                case "hostkeyagent" -> hostKeyAgent = value.equalsIgnoreCase("none") ? null
+                        : value.equals("SSH_AUTH_SOCK") ? value : Path.of(value).toAbsolutePath().toString();
                 case "permitrootlogin" -> permitRootLogin = switch (value.toLowerCase(Locale.ROOT)) {
                     case "yes" -> "yes";
                     case "no" -> "no";
@@ -551,7 +559,7 @@ public final class ServerConfig {
         o.add("authorizedkeyscommand " + (authorizedKeysCommand == null ? "none" : authorizedKeysCommand));
         o.add("authorizedkeyscommanduser " + (authorizedKeysCommandUser == null ? "none"
                 : authorizedKeysCommandUser));
-        o.add("hostkeyagent none");
+        o.add("hostkeyagent " + (hostKeyAgent == null ? "none" : hostKeyAgent));
         o.add("kexalgorithms " + String.join(",", kexAlgorithms));
         o.add("hostkeyalgorithms " + String.join(",", hostKeyAlgorithms));
         o.add("pubkeyacceptedalgorithms " + String.join(",", pubkeyAcceptedAlgorithms));
@@ -602,6 +610,18 @@ public final class ServerConfig {
                 ? List.of(new io.pqssh.server.config.ListenAddresses.Entry(listenAddress, 0)) : listenAddresses;
         return io.pqssh.server.config.ListenAddresses.resolve(entries, ports.isEmpty() ? List.of(port) : ports,
                 addressFamily);
+    }
+
+    /**
+     * The HostKeyAgent socket: the path, or for {@code SSH_AUTH_SOCK} the server's variable of that name (sshd uses
+     * its environment then); empty without HostKeyAgent or when the variable is unset.
+     */
+    public java.util.Optional<Path> hostKeyAgentSocket() {
+        if (hostKeyAgent == null) {
+            return java.util.Optional.empty();
+        }
+        String p = hostKeyAgent.equals("SSH_AUTH_SOCK") ? System.getenv("SSH_AUTH_SOCK") : hostKeyAgent;
+        return p == null || p.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(Path.of(p));
     }
 
     /** AuthorizedKeysCommand, AuthorizedPrincipalsCommand: sshd's "must be an absolute path"; none: null. */

@@ -136,7 +136,6 @@ public final class SshdKeywords {
             case "requiredrsasize" -> refuse("RequiredRSASize is not implemented");
             case "refuseconnection" -> v.equals("no") ? apply() : refuse("RefuseConnection is not implemented");
             case "rdomain" -> refuse("routing domains are not implemented");
-            case "hostkeyagent" -> v.equals("none") ? apply() : refuse("host keys in an agent are not implemented");
             case "persourcenetblocksize" -> refuse("PerSourceNetBlockSize is not implemented (per-source limits"
                     + " count single addresses)");
             case "rekeylimit" -> refuse("RekeyLimit is not implemented (MINA's rekey limits apply)");
