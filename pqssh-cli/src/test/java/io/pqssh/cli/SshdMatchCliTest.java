@@ -360,16 +360,19 @@ class SshdMatchCliTest {
     void kemLoginsTakeTheMatchBlocksKeySources(@TempDir Path dir) throws Exception {
         String a = account("pqkm");
         String b = account("pqkn");
+        String c = account("pqko");
         Path kem = dir.resolve("id_mlkem768");
         CliHarness.Result kg = CliHarness.pqssh("keygen", "-t", "mlkem768", "-N", "", "-f", kem.toString(), "-q");
         assertEquals(0, kg.rc(), kg.all());
         String kemLine = Files.readString(CliHarness.pub(kem));
+        Path sig = CliHarness.sshKeygen(dir.resolve("id_sig"), "ed25519");
         Files.writeString(dir.resolve(a + "_keys"), "");
         Files.writeString(dir.resolve(b + "_keys"), kemLine);
+        Files.writeString(dir.resolve(c + "_keys"), "");
         Files.writeString(dir.resolve("empty_keys"), "");
         // the program's path must be root-owned and closed to group and others, up to / (sshd's safe_path)
         Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
-        Path keys = Files.writeString(dir.resolve("command_keys"), kemLine);
+        Path keys = Files.writeString(dir.resolve("command_keys"), kemLine + Files.readString(CliHarness.pub(sig)));
         Path script = Files.writeString(Files.createDirectory(dir.resolve("bin")).resolve("keys-command"),
                 "#!/bin/sh\ncat " + keys + "\n");
         Files.setPosixFilePermissions(script, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -377,7 +380,8 @@ class SshdMatchCliTest {
         int port = CliHarness.freePort();
         Path cfg = config(dir, port, "Match User " + a, "  AuthorizedKeysCommand " + script + " %u",
                 "  AuthorizedKeysCommandUser nobody", "Match User " + b, "  AuthorizedKeysFile " + dir.resolve(
-                        "empty_keys"));
+                        "empty_keys"), "Match User " + c, "  AuthorizedKeysCommand " + script + " %u",
+                "  AuthorizedKeysCommandUser nobody", "  AuthenticationMethods publickey-kem-and");
         startServer(dir, cfg);
         assertEquals("authorizedkeyscommand " + script + " %u", line(cfg, a, "127.0.0.1", port,
                 "authorizedkeyscommand"));
@@ -387,13 +391,20 @@ class SshdMatchCliTest {
         CliHarness.Result kb = kemSsh(dir, kem, port, b, "echo kem-by-global-file");
         assertNotEquals(0, kb.rc(), "the Match block's AuthorizedKeysFile holds no key:\n" + kb.all() + log(dir));
         assertFalse(kb.out().contains("kem-by-global-file"), kb.all());
+        // publickey-kem-and: its KEM key and its signature key, both from the Match block's command
+        CliHarness.Result kc = kemSsh(dir, kem, port, c, "echo kem-and-by-match-command", "-i", sig.toString());
+        assertEquals("kem-and-by-match-command", kc.out().strip(), kc.all() + log(dir));
+        assertTrue(log(dir).contains("Accepted publickey-kem-and for " + c), log(dir));
     }
 
-    private static CliHarness.Result kemSsh(Path dir, Path kem, int port, String user, String command)
-            throws Exception {
-        return CliHarness.pqssh("ssh", "-F", "none", "-i", kem.toString(), "-o", "BatchMode=yes",
-                "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=" + dir.resolve("kh"), "-p",
-                String.valueOf(port), user + "@127.0.0.1", command);
+    private static CliHarness.Result kemSsh(Path dir, Path kem, int port, String user, String command,
+            String... more) throws Exception {
+        List<String> args = new ArrayList<>(List.of("ssh", "-F", "none", "-i", kem.toString(), "-o",
+                "BatchMode=yes", "-o", "IdentityAgent=none", "-o", "StrictHostKeyChecking=no", "-o",
+                "UserKnownHostsFile=" + dir.resolve("kh"), "-p", String.valueOf(port)));
+        args.addAll(List.of(more));
+        args.addAll(List.of(user + "@127.0.0.1", command));
+        return CliHarness.pqssh(args.toArray(String[]::new));
     }
 
     /**
