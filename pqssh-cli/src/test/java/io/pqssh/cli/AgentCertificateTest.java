@@ -2,11 +2,13 @@ package io.pqssh.cli;
 
 import static io.pqssh.cli.CliHarness.pub;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.AfterEach;
@@ -45,8 +47,12 @@ class AgentCertificateTest {
 
     /** FILE and FILE-cert.pub, signed by ssh-keygen with a fresh CA; returns FILE. */
     private Path certifiedKey(String name) throws Exception {
+        return certifiedKey(name, "ed25519");
+    }
+
+    private Path certifiedKey(String name, String type) throws Exception {
         Path ca = CliHarness.sshKeygen(dir.resolve(name + "_ca"), "ed25519");
-        Path key = CliHarness.sshKeygen(dir.resolve(name), "ed25519");
+        Path key = CliHarness.sshKeygen(dir.resolve(name), type);
         Run r = agents.run(Map.of(), CliHarness.SSH_KEYGEN.toString(), "-q", "-s", ca.toString(), "-I", "alice-id",
                 "-n", "alice," + CliHarness.user(), pub(key).toString());
         assertEquals(0, r.rc(), r.out());
@@ -70,6 +76,40 @@ class AgentCertificateTest {
         Run listed = agents.run(env, AgentHarness.SSH_ADD.toString(), "-L");
         assertTrue(listed.out().contains("ssh-ed25519-cert-v01@openssh.com " + certBase64(key)), listed.out());
         assertTrue(agents.run(env, AgentHarness.SSH_ADD.toString(), "-l").out().contains("(ED25519-CERT)"));
+    }
+
+    /**
+     * RSA and ECDSA certificates go to ssh-agent in their agent form (the certificate, then only the private fields);
+     * ssh-add -T has the agent sign under each certificate and verifies the signature with the certified key.
+     * {@code -C} adds the certificates alone, as ssh-add -C (OpenSSH 9.8+).
+     */
+    @Test
+    void pqsshAddPutsRsaAndEcdsaCertificatesIntoOpensshAgentAndDashCOnlyCertificates() throws Exception {
+        Path sock = dir.resolve("openssh-agent.sock");
+        Map<String, String> env = AgentHarness.env(sock, home, null);
+        agents.opensshAgent(sock, env);
+        Path rsa = certifiedKey("id_rsa", "rsa");
+        Path ecdsa = certifiedKey("id_ecdsa", "ecdsa");
+        for (Path key : new Path[] {rsa, ecdsa}) {
+            Run add = agents.pqssh(env, "add", key.toString());
+            assertEquals(0, add.rc(), add.out());
+            assertTrue(add.out().contains("Identity added: " + key) && add.out().contains("Certificate added: " + key
+                    + "-cert.pub (alice-id)"), add.out());
+            assertTrue(agents.run(env, AgentHarness.SSH_ADD.toString(), "-L").out().contains(certBase64(key)));
+            Run signs = agents.run(env, AgentHarness.SSH_ADD.toString(), "-T", key + "-cert.pub");
+            assertEquals(0, signs.rc(), "the agent signs under the certificate: " + signs.out());
+        }
+
+        assertEquals(0, agents.run(env, AgentHarness.SSH_ADD.toString(), "-D").rc());
+        Path ed = certifiedKey("id_ed25519");
+        Run only = agents.pqssh(env, "add", "-C", ed.toString(), rsa.toString());
+        assertEquals(0, only.rc(), only.out());
+        assertFalse(only.out().contains("Identity added"), only.out());
+        assertTrue(only.out().contains("Certificate added: " + ed + "-cert.pub (alice-id)")
+                && only.out().contains("Certificate added: " + rsa + "-cert.pub (alice-id)"), only.out());
+        List<String> listed = agents.run(env, AgentHarness.SSH_ADD.toString(), "-L").out().lines().toList();
+        assertEquals(2, listed.size(), listed.toString());
+        assertTrue(listed.stream().allMatch(l -> l.contains("-cert-v01@openssh.com ")), listed.toString());
     }
 
     /** The certificate in an agent (either) is what logs {@code pqssh ssh} in to sshd: no key file, no authorized key. */

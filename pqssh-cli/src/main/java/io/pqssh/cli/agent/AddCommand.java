@@ -77,8 +77,8 @@ public final class AddCommand implements Callable<Integer> {
     @Option(names = "-k", description = "Plain keys only: not the FILE-cert.pub certificates beside them.")
     boolean keysOnly;
 
-    @Option(names = "-C", description = "Certificates only: not supported yet (exit 1); without -C, the"
-            + " FILE-cert.pub beside each key is added after it.")
+    @Option(names = "-C", description = "Certificates only: add the FILE-cert.pub beside each key, not the plain"
+            + " key (without -C both are added).")
     boolean certificatesOnly;
 
     @Option(names = "-T", description = "Test that the agent can use the keys of the given public key files: a"
@@ -202,10 +202,6 @@ public final class AddCommand implements Callable<Integer> {
                 return 1;
             }
             List<Path> keys = files.isEmpty() ? defaults() : files;
-            if (certificatesOnly) {
-                System.err.println("pqssh add: -C (certificates only) is not supported; without it certificates beside the keys are added");
-                return 1;
-            }
             if (keys.isEmpty()) {
                 System.err.println("pqssh add: no key files given and none of the default ones exist");
                 return 1;
@@ -265,24 +261,30 @@ public final class AddCommand implements Callable<Integer> {
                     return 1;
                 }
             }
-            k = OpenSshKeyV1.read(text, pass);
+            // RSA and ECDSA too (for OpenSSH's ssh-agent; pqssh agent refuses them)
+            k = io.pqssh.client.keys.KeyFiles.readPrivate(text, pass);
             if (pass != null) {
                 java.util.Arrays.fill(pass, '\0');
             }
-            if (!agent.add(k.key(), k.comment().isEmpty() ? f.toString() : k.comment(), constraints)) {
-                System.err.println("Could not add identity \"" + f + "\": agent refused operation");
-                return 1;
-            }
-            if (!quiet) {
-                System.err.println("Identity added: " + f + " (" + (k.comment().isEmpty() ? f : k.comment()) + ")");
-                if (constraints.hasLifetime()) {
-                    System.err.println("Lifetime set to " + constraints.lifetimeSeconds() + " seconds");
+            int rc = 1; // ssh-add: 0 once the plain key was added
+            if (!certificatesOnly) {
+                if (!agent.add(k.key(), k.comment().isEmpty() ? f.toString() : k.comment(), constraints)) {
+                    System.err.println("Could not add identity \"" + f + "\": agent refused operation");
+                    return 1;
                 }
-                if (constraints.confirm()) {
-                    System.err.println("The user must confirm each use of the key");
+                rc = 0;
+                if (!quiet) {
+                    System.err.println("Identity added: " + f + " (" + (k.comment().isEmpty() ? f : k.comment())
+                            + ")");
+                    constraintLines(constraints);
                 }
             }
-            return keysOnly ? 0 : addCertificate(agent, f, k, constraints);
+            if (keysOnly) {
+                return rc;
+            }
+            int cert = addCertificate(agent, f, k, constraints);
+            // -C: the certificate's outcome (ssh-add 9.8+ exits 1 even when it added the certificate)
+            return certificatesOnly ? cert : rc | cert;
         } catch (Exception e) {
             System.err.println("Error loading key \"" + f + "\": " + e.getMessage());
             return 1;
@@ -299,13 +301,13 @@ public final class AddCommand implements Callable<Integer> {
 
     /**
      * ssh-add's {@code FILE-cert.pub} beside a key it added: added too, with the key's comment, when it certifies that
-     * key ({@code Certificate added: CERT (KEY_ID)}); RSA and ECDSA certificates are refused with one line (their
-     * agent form leaves out the public fields, which pqssh's classical keys do not separate yet).
+     * key ({@code Certificate added: CERT (KEY_ID)}), of any key type pqssh reads (RSA and ECDSA in their agent form,
+     * without the public fields). Under {@code -C} a missing certificate is a silent failure, as in ssh-add.
      */
     private int addCertificate(AgentClient agent, Path f, OpenSshPrivateKey k, KeyConstraints constraints) {
         Path certFile = f.resolveSibling(f.getFileName() + "-cert.pub");
         if (!Files.exists(certFile)) {
-            return 0;
+            return certificatesOnly ? 1 : 0; // silent, as ssh-add: nothing was added under -C
         }
         io.pqssh.core.cert.SshCertificate cert;
         try {
@@ -316,12 +318,6 @@ public final class AddCommand implements Callable<Integer> {
         }
         if (!java.security.MessageDigest.isEqual(cert.certifiedKey(), k.key().publicKeyBlob())) {
             System.err.println("Certificate " + certFile + " does not match private key " + f);
-            return 1;
-        }
-        if (!(k.key() instanceof io.pqssh.core.sig.SshSigningKey)
-                && !(k.key() instanceof io.pqssh.core.keys.kem.MlKemSshKey)) {
-            System.err.println("pqssh add: certificate " + certFile + " not added: " + k.key().keyType()
-                    + " certificates are not supported (Ed25519 and pqssh's types are)");
             return 1;
         }
         try {
@@ -336,8 +332,19 @@ public final class AddCommand implements Callable<Integer> {
         }
         if (!quiet) {
             System.err.println("Certificate added: " + certFile + " (" + cert.keyId() + ")");
+            constraintLines(constraints);
         }
         return 0;
+    }
+
+    /** ssh-add's lines after an added identity or certificate. */
+    private static void constraintLines(KeyConstraints constraints) {
+        if (constraints.hasLifetime()) {
+            System.err.println("Lifetime set to " + constraints.lifetimeSeconds() + " seconds");
+        }
+        if (constraints.confirm()) {
+            System.err.println("The user must confirm each use of the key");
+        }
     }
 
     /** ssh-add -x / -X: the passphrase (twice to lock), then SSH_AGENTC_LOCK / UNLOCK. */

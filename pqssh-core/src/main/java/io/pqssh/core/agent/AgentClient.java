@@ -164,9 +164,8 @@ public final class AgentClient implements AutoCloseable {
 
     /**
      * As {@link #add(SshPrivateKey, String, KeyConstraints)} for a certificate of {@code key} ({@code cert} null: the
-     * plain key): {@code string certificate type, string certificate}, then the key's private fields, which is
-     * OpenSSH's layout for Ed25519 (and pqssh's for its own types); not for RSA or ECDSA, whose certificate form
-     * leaves out the public fields.
+     * plain key): {@code string certificate type, string certificate}, then the key's private fields as
+     * {@link SshPrivateKey#writeCertifiedPrivateFields} writes them (RSA and ECDSA without their public fields).
      */
     public boolean add(SshPrivateKey key, io.pqssh.core.cert.SshCertificate cert, String comment,
             KeyConstraints constraints) throws IOException {
@@ -174,10 +173,11 @@ public final class AgentClient implements AutoCloseable {
                 : AgentProtocol.SSH_AGENTC_ADD_ID_CONSTRAINED);
         if (cert == null) {
             w.putString(key.keyType());
+            key.writePrivateFields(w);
         } else {
             w.putString(cert.certType()).putString(cert.blob());
+            key.writeCertifiedPrivateFields(w);
         }
-        key.writePrivateFields(w);
         w.putString(comment == null ? "" : comment);
         constraints.write(w);
         byte[] msg = w.toByteArray();

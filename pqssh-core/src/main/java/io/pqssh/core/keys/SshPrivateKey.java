@@ -17,4 +17,14 @@ public interface SshPrivateKey extends Destroyable {
 
     /** Writes the type-specific private fields that follow {@code string keyType} in the private section. */
     void writePrivateFields(SshWriter out);
+
+    /**
+     * Writes the private fields that follow {@code string certificate} when an agent is given a certificate of this
+     * key (PROTOCOL.agent, OpenSSH's {@code sshkey_private_serialize} of a certificate): the same as
+     * {@link #writePrivateFields} for Ed25519 and pqssh's types; RSA and ECDSA leave out the public fields, which the
+     * certificate carries.
+     */
+    default void writeCertifiedPrivateFields(SshWriter out) {
+        writePrivateFields(out);
+    }
 }
