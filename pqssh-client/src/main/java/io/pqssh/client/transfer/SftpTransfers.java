@@ -158,8 +158,13 @@ public final class SftpTransfers {
                 SftpRequests.Change.permissions(mode(local)));
                 InputStream in = Files.newInputStream(local)) {
             in.skipNBytes(offset);
-            try (SftpOutputStreamAsync out = new SftpOutputStreamAsync((AbstractSftpClient) sftp,
-                    packet(sftp.getClientChannel().getRemoteWindow().getPacketSize()), remote, h, false)) {
+            // 0: MINA sizes each SSH_FXP_WRITE to fill exactly one channel packet and builds it in a reused packet
+            // buffer that is encrypted in place. A data size of its own (the packet size less 13, as for reads)
+            // made every request 25 + handle bytes larger than a packet: the channel then copied it whole, copied
+            // the first packet's worth again into a fresh buffer, and sent the last few bytes as a second packet
+            // (issue 25: ~2.8 bytes allocated per byte uploaded, twice the packets)
+            try (SftpOutputStreamAsync out = new SftpOutputStreamAsync((AbstractSftpClient) sftp, 0, remote, h,
+                    false)) {
                 out.setOffset(offset);
                 written = copy(in, out, size, offset, local.getFileName().toString(), o);
             }
@@ -251,7 +256,10 @@ public final class SftpTransfers {
         }
     }
 
-    /** MINA's own request size for a channel packet size (what {@code sftp.read(path)} would use). */
+    /**
+     * MINA's own read request size for a channel packet size (what {@code sftp.read(path)} would use): the
+     * SSH_FXP_DATA reply (13 bytes of header) then fills one packet.
+     */
     private static int packet(long packetSize) {
         return (int) packetSize - 13;
     }
