@@ -508,6 +508,8 @@ public final class PqsshClient implements AutoCloseable {
             CoreModuleProperties.IDLE_TIMEOUT.set(client, java.time.Duration.ZERO);
             // and no delayed ACK: sshd's Nagle waits for it before its next small packet (HalfCloseTransport)
             io.pqssh.common.transport.HalfCloseTransport.TCP_QUICKACK.set(client, true);
+            io.pqssh.common.transport.HalfCloseTransport.INLINE_WRITES.set(client,
+                    io.pqssh.common.transport.HalfCloseTransport.inlineWritesByDefault());
             org.apache.sshd.common.io.IoServiceFactoryFactory transport =
                     io.pqssh.common.transport.CoalescingIoServiceFactoryFactory.of(coalesceWrites, null);
             // through a jump host the SSH connection itself is not coalesced: it is a channel, not a TCP stream

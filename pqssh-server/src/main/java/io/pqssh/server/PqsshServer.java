@@ -671,6 +671,8 @@ public final class PqsshServer implements AutoCloseable {
             // no delayed ACK either: OpenSSH's client leaves Nagle on before authentication, and its SERVICE_REQUEST
             // waited for this server's delayed ACK of its NEWKEYS (~45 ms over the 67 ms link; HalfCloseTransport)
             io.pqssh.common.transport.HalfCloseTransport.TCP_QUICKACK.set(sshd, true);
+            io.pqssh.common.transport.HalfCloseTransport.INLINE_WRITES.set(sshd, "true".equalsIgnoreCase(
+                    System.getProperty(io.pqssh.common.transport.HalfCloseTransport.INLINE_WRITES_PROPERTY, "")));
             sshd.setIoServiceFactoryFactory(io.pqssh.common.transport.CoalescingIoServiceFactoryFactory.of(
                     coalesceWrites, transport));
             sshd.addSessionListener(new PostQuantumKexPolicy(requirePqKex,

@@ -67,6 +67,21 @@ public final class HalfCloseTransport extends Nio2ServiceFactoryFactory {
     public static final org.apache.sshd.common.Property<Boolean> TCP_QUICKACK =
             org.apache.sshd.common.Property.bool("pqssh-tcp-quickack", false);
 
+    /**
+     * Whether a write the socket takes at once completes on the writing thread ({@link InlineSocketWrite});
+     * {@code PqsshClient} turns it on unless the system property {@value #INLINE_WRITES_PROPERTY} is {@code false}.
+     */
+    public static final org.apache.sshd.common.Property<Boolean> INLINE_WRITES =
+            org.apache.sshd.common.Property.bool("pqssh-inline-writes", false);
+
+    /** System property that turns {@link #INLINE_WRITES} off where it is on by default ({@code false}). */
+    public static final String INLINE_WRITES_PROPERTY = "pqssh.inlineWrites";
+
+    /** The default for products that turn {@link #INLINE_WRITES} on: true unless the system property says false. */
+    public static boolean inlineWritesByDefault() {
+        return !"false".equalsIgnoreCase(System.getProperty(INLINE_WRITES_PROPERTY, "true").trim());
+    }
+
     private static final class Factory extends Nio2ServiceFactory {
         private final CloseableExecutorService resume;
 
@@ -132,11 +147,23 @@ public final class HalfCloseTransport extends Nio2ServiceFactoryFactory {
 
     private static final class Session extends Nio2Session {
         private boolean quickAck;
+        private final boolean inlineWrites;
+        private final long writeTimeoutMillis;
 
         Session(Nio2Service service, PropertyResolver resolver, IoHandler handler, AsynchronousSocketChannel socket,
                 SocketAddress acceptanceAddress) throws IOException {
             super(service, resolver, handler, socket, acceptanceAddress);
             quickAck = TCP_QUICKACK.getRequired(resolver);
+            inlineWrites = INLINE_WRITES.getRequired(resolver);
+            writeTimeoutMillis = org.apache.sshd.core.CoreModuleProperties.NIO2_MIN_WRITE_TIMEOUT.getRequired(resolver)
+                    .toMillis();
+        }
+
+        @Override
+        protected void doWriteCycle(ByteBuffer buffer, Nio2CompletionHandler<Integer, Object> completion) {
+            if (!inlineWrites || !InlineSocketWrite.write(getSocket(), buffer, completion, writeTimeoutMillis)) {
+                super.doWriteCycle(buffer, completion);
+            }
         }
 
         @Override
