@@ -15,7 +15,11 @@
 #   scp-up,scp-down,sftp-up,sftp-down,cat-up,cat-down; default all), -d DIR (where files go, default /dev/shm),
 #   --client-opts "JVM flags" (PQSSH_JAVA_OPTS for the pqssh client), --server-opts "JVM flags" (for pqssh server),
 #   --client LAUNCHER (the pqssh launcher the client runs, default ./pqssh: e.g. a copy of an older ./pqssh in this
-#   directory, to compare launcher flags before/after on the same build; the server always runs ./pqssh).
+#   directory, to compare launcher flags before/after on the same build; the server always runs ./pqssh),
+#   --baseline LAUNCHER (a second pqssh client, e.g. another worktree's or a copied build's ./pqssh, run in the same
+#   alternation: OpenSSH, baseline, pqssh, order rotated every repeat; the table gains its MB/s and CPU columns and
+#   pqssh/baseline ratios, an A/B of two builds under the same load), --baseline-opts "JVM flags" (its
+#   PQSSH_JAVA_OPTS; with --baseline ./pqssh, an A/B of a flag or a system property on one build).
 # Everything it starts is stopped by PID on exit; the work directory is removed.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -28,8 +32,10 @@ dir=/dev/shm
 client_opts=""
 server_opts=""
 client_launcher=""
+baseline=""
+baseline_opts=""
 usage() {
-  echo "usage: $0 [-s MB] [-n RUNS] [-c CIPHERS] [-S sshd,pqssh] [-m MODES] [-d DIR] [--client-opts F] [--server-opts F] [--client LAUNCHER]" >&2
+  echo "usage: $0 [-s MB] [-n RUNS] [-c CIPHERS] [-S sshd,pqssh] [-m MODES] [-d DIR] [--client-opts F] [--server-opts F] [--client LAUNCHER] [--baseline LAUNCHER] [--baseline-opts F]" >&2
   exit 2
 }
 while [ $# -gt 0 ]; do
@@ -43,6 +49,8 @@ while [ $# -gt 0 ]; do
     --client-opts) client_opts="$2"; shift 2 ;;
     --server-opts) server_opts="$2"; shift 2 ;;
     --client) client_launcher="$2"; shift 2 ;;
+    --baseline) baseline="$2"; shift 2 ;;
+    --baseline-opts) baseline_opts="$2"; shift 2 ;;
     *) usage ;;
   esac
 done
@@ -54,6 +62,12 @@ done
 pqssh="$here/pqssh"
 client_pqssh="${client_launcher:-$pqssh}"
 [ -x "$client_pqssh" ] || { echo "--client: $client_pqssh is not an executable launcher" >&2; exit 2; }
+if [ -n "$baseline" ]; then
+  baseline="$(cd "$(dirname "$baseline")" && pwd)/$(basename "$baseline")"
+  [ -x "$baseline" ] || { echo "--baseline: $baseline is not an executable launcher" >&2; exit 2; }
+fi
+clients=(openssh pqssh)
+[ -n "$baseline" ] && clients=(openssh base pqssh)
 me="$(id -un)"
 work="$(mktemp -d "$dir/pqssh-transfer.XXXXXX")"
 chmod 755 "$work"
@@ -66,6 +80,8 @@ cleanup() {
 trap cleanup EXIT
 
 "$pqssh" --version >/dev/null  # builds and prepares the start-up cache now, not inside a measured run
+[ "$client_pqssh" = "$pqssh" ] || "$client_pqssh" --version >/dev/null
+[ -z "$baseline" ] || "$baseline" --version >/dev/null
 ssh-keygen -q -t ed25519 -N '' -C bench -f "$work/id_ed25519"
 ssh-keygen -q -t ed25519 -N '' -f "$work/host_ed25519"
 cp "$work/id_ed25519.pub" "$work/authorized_keys"
@@ -125,13 +141,14 @@ settle() { # until the listener has no live per-connection child (sshd), at most
   done
 }
 
-# $1 client (openssh|pqssh) $2 server $3 mode $4 cipher -> the command line in the array cmd
+# $1 client (openssh|pqssh|base) $2 server $3 mode $4 cipher -> the command line in the array cmd
 build_cmd() {
   local client="$1" server="$2" mode="$3" cipher="$4" p="${port[$2]}" host="$me@127.0.0.1"
   local -a a
   read -r -a a <<<"$(algs "$cipher")"
   local scp=(/usr/bin/scp) sftp=(/usr/bin/sftp) ssh=(/usr/bin/ssh)
   if [ "$client" = pqssh ]; then scp=("$client_pqssh" scp); sftp=("$client_pqssh" sftp); ssh=("$client_pqssh" ssh); fi
+  if [ "$client" = base ]; then scp=("$baseline" scp); sftp=("$baseline" sftp); ssh=("$baseline" ssh); fi
   rm -f "$work/dst" "$work/got"
   case "$mode" in
     scp-up) cmd=("${scp[@]}" -q "${common[@]}" "${a[@]}" -P "$p" "$work/src" "$host:$work/dst"); out="$work/dst" ;;
@@ -155,7 +172,9 @@ run_one() {
   [ "$mode" = cat-down ] && stdout="$work/got"
   local s0 s1
   s0=$(server_cpu "${pid[$server]}")
-  if ! PQSSH_JAVA_OPTS="$client_opts" /usr/bin/time -f "%e %U %S" -o "$work/time" "${cmd[@]}" \
+  local opts="$client_opts"
+  [ "$client" = base ] && opts="$baseline_opts"
+  if ! PQSSH_JAVA_OPTS="$opts" /usr/bin/time -f "%e %U %S" -o "$work/time" "${cmd[@]}" \
       <"$in" >"$stdout" 2>"$work/client.err"; then
     echo "FAILED: ${cmd[*]}" >&2; tail -5 "$work/client.err" >&2; exit 1
   fi
@@ -174,7 +193,7 @@ probe_cipher() { # what the client says it negotiated (client->server)
   local client="$1" server="$2" cipher="$3"
   local -a a
   read -r -a a <<<"$(algs "$cipher")"
-  local ssh=(/usr/bin/ssh); [ "$client" = pqssh ] && ssh=("$client_pqssh" ssh)
+  local ssh=(/usr/bin/ssh); [ "$client" = pqssh ] && ssh=("$client_pqssh" ssh); [ "$client" = base ] && ssh=("$baseline" ssh)
   "${ssh[@]}" -v "${common[@]}" "${a[@]}" -p "${port[$server]}" "$me@127.0.0.1" true </dev/null 2>&1 \
     | sed -n 's/.*kex: client->server cipher: \([^ ]*\) MAC: \([^ ]*\).*/\1 \2/p' | head -1
 }
@@ -187,7 +206,7 @@ IFS=, read -r -a M <<<"$modes"
 declare -A negotiated
 for s in "${S[@]}"; do
   for c in "${C[@]}"; do
-    for cl in openssh pqssh; do
+    for cl in "${clients[@]}"; do
       negotiated[$cl.$s.$c]="$(probe_cipher "$cl" "$s" "$c")"
       [ -n "${negotiated[$cl.$s.$c]}" ] || { echo "FAILED: $cl could not negotiate $c with $s" >&2; exit 1; }
     done
@@ -199,19 +218,38 @@ echo "# pqssh bulk transfer, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, ${size
   "$(/usr/bin/ssh -V 2>&1 | cut -d, -f1), load average at start $load0"
 echo "# client JVM opts: '${client_opts:-launcher defaults}', server JVM opts: '${server_opts:-launcher defaults}'," \
   "client launcher: ${client_pqssh#"$here"/}"
+[ -z "$baseline" ] || echo "# baseline client: $baseline, its JVM opts: '${baseline_opts:-launcher defaults}'"
 for r in $(seq 1 "$runs"); do
   for c in "${C[@]}"; do
     for s in "${S[@]}"; do
       for m in "${M[@]}"; do
-        if [ $((r % 2)) = 1 ]; then
-          run_one openssh "$s" "$m" "$c"; run_one pqssh "$s" "$m" "$c"
-        else
-          run_one pqssh "$s" "$m" "$c"; run_one openssh "$s" "$m" "$c"
-        fi
+        # the clients' order rotates (two clients: flips) every repeat, so none always runs first
+        n=${#clients[@]}
+        for i in $(seq 0 $((n - 1))); do
+          run_one "${clients[$(((i + r) % n))]}" "$s" "$m" "$c"
+        done
       done
     done
   done
 done
+if [ -n "$baseline" ]; then
+  echo
+  echo "| mode | cipher (negotiated, pqssh) | server | OpenSSH MB/s | baseline MB/s | pqssh MB/s | pqssh/baseline | OpenSSH CPU s | baseline CPU s | pqssh CPU s | pqssh/baseline CPU |"
+  echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+  for m in "${M[@]}"; do
+    for c in "${C[@]}"; do
+      for s in "${S[@]}"; do
+        o="$work/res.openssh.$s.$m.$c" b="$work/res.base.$s.$m.$c" p="$work/res.pqssh.$s.$m.$c"
+        awk -v m="$m" -v c="${negotiated[pqssh.$s.$c]}" -v srv="$([ "$s" = sshd ] && echo "OpenSSH sshd" || echo "pqssh server")" \
+          -v om="$(cut -d' ' -f1 "$o" | median)" -v bm="$(cut -d' ' -f1 "$b" | median)" -v pm="$(cut -d' ' -f1 "$p" | median)" \
+          -v oc="$(cut -d' ' -f2 "$o" | median)" -v bc="$(cut -d' ' -f2 "$b" | median)" -v pc="$(cut -d' ' -f2 "$p" | median)" \
+          -v bl="$(cut -d' ' -f2 "$b" | tr '\n' '/' | sed 's:/$::')" -v pl="$(cut -d' ' -f2 "$p" | tr '\n' '/' | sed 's:/$::')" \
+          'BEGIN { printf "| %s | %s | %s | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f (%s) | %.2f (%s) | %.2f |\n",
+            m, c, srv, om, bm, pm, pm / bm, oc, bc, bl, pc, pl, pc / bc }'
+      done
+    done
+  done
+fi
 echo
 echo "| mode | cipher (negotiated, pqssh) | server | OpenSSH MB/s | pqssh MB/s | ratio | OpenSSH CPU s | pqssh CPU s | CPU ratio | server CPU s (OpenSSH / pqssh client) |"
 echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
