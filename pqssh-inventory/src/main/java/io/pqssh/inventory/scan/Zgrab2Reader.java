@@ -78,8 +78,11 @@ public final class Zgrab2Reader {
 
     /** Reads every line; returns the number of lines read. I/O errors of the input end the read (with the line). */
     public static long read(InputStream in, String source, int defaultPort, Handler h) throws IOException {
+        return read(in, source, defaultPort, h, new Memo());
+    }
+
+    static long read(InputStream in, String source, int defaultPort, Handler h, Memo memo) throws IOException {
         LineReader lines = new LineReader(in, MAX_LINE);
-        Memo memo = new Memo();
         long n = 0;
         while (true) {
             int len;
@@ -142,7 +145,32 @@ public final class Zgrab2Reader {
     }
 
     static List<ScanResult> records(byte[] buf, int len, int defaultPort, Memo memo) throws IOException {
+        KexText kt = memo.kexText;
+        int at = KexText.objectAt(buf, len);
+        KexCache.Entry known = at >= 0 && kt.scan(buf, at, len) ? kt.find(buf) : null;
+        if (known != null) {
+            // a KEXINIT seen before: the parser reads the line without the object's members ("...":{}), so that it
+            // neither splits nor steps over them again
+            int end = kt.end() - 1;
+            int shortLength = len - (end - at - 1);
+            byte[] s = memo.shortLine(shortLength);
+            System.arraycopy(buf, 0, s, 0, at + 1);
+            System.arraycopy(buf, end, s, at + 1, len - end);
+            memo.known(at, known);
+            try {
+                return parse(s, shortLength, defaultPort, memo);
+            } catch (IOException | IllegalArgumentException e) {
+                // a bad record: read again as it is, for the error (and its column) the whole line gives
+            } finally {
+                memo.known(-1, null);
+            }
+        }
+        return parse(buf, len, defaultPort, memo);
+    }
+
+    private static List<ScanResult> parse(byte[] buf, int len, int defaultPort, Memo memo) throws IOException {
         Grab g = new Grab();
+        memo.line(buf, len);
         try (JsonParser p = JSON.createParser(buf, 0, len)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw new IllegalArgumentException("not a JSON object");
@@ -194,9 +222,9 @@ public final class Zgrab2Reader {
         if (err != null && err.startsWith("panic:")) {
             return failed(t, ScanResult.Status.SCAN_ERROR, "scan error: zgrab2 scanner " + r.name + " " + err);
         }
-        if (r.kex != null && r.kex.kex != null) {
+        if (r.kexEntry != null || (r.kex != null && r.kex.kex != null)) {
             // the cached entry's KexInit (equal to this one): the sinks' own KexCache look-ups then find it by identity
-            KexCache.Entry e = KexCache.of(r.kex.toKexInit());
+            KexCache.Entry e = r.kexEntry != null ? r.kexEntry : KexCache.of(r.kex.toKexInit());
             return new ScanResult(t, ScanResult.Status.SSH, null, r.serverIdRaw, r.software, e.kexInit(),
                     e.classification(), r.hostKeys, 1, 0, ScanResult.Evidence.KEXINIT);
         }
@@ -292,6 +320,8 @@ public final class Zgrab2Reader {
         String serverIdRaw;
         String software;
         Lists kex;
+        /** Set instead of {@link #kex} when the KEXINIT's text was recognised (or kept). */
+        KexCache.Entry kexEntry;
         List<ScanResult.HostKey> hostKeys = List.of();
     }
 
@@ -386,7 +416,7 @@ public final class Zgrab2Reader {
                 }
                 case "server_key_exchange" -> {
                     if (t == JsonToken.START_OBJECT) {
-                        r.kex = lists(p, memo);
+                        kexInit(p, r, memo);
                     } else {
                         p.skipChildren();
                     }
@@ -408,6 +438,34 @@ public final class Zgrab2Reader {
                 }
                 default -> p.skipChildren();
             }
+        }
+    }
+
+    /**
+     * The {@code server_key_exchange} object the parser has just entered: a text seen before (its name lists, byte
+     * for byte) gives the KEXINIT and classification it gave then without splitting the lists again
+     * ({@link KexText}); else it is parsed, and kept when it could be recognised.
+     */
+    private static void kexInit(JsonParser p, Response r, Memo memo) throws IOException {
+        KexText kt = memo.kexText;
+        // the parser reads the line's bytes in place and stands just after the object's '{'
+        int at = (int) p.currentLocation().getByteOffset() - 1;
+        if (at == memo.knownAt) {
+            // the object records() recognised and emptied
+            if (p.nextToken() != JsonToken.END_OBJECT) {
+                throw new IllegalStateException("server_key_exchange not emptied");
+            }
+            r.kex = null;
+            r.kexEntry = memo.knownEntry;
+            memo.kexTextHits++;
+            return;
+        }
+        boolean scanned = kt.scan(memo.line, at, memo.lineLength);
+        r.kex = lists(p, memo);
+        r.kexEntry = null;
+        if (scanned && r.kex.kex != null) {
+            r.kexEntry = KexCache.of(r.kex.toKexInit());
+            kt.keep(memo.line, r.kexEntry);
         }
     }
 
@@ -530,6 +588,36 @@ public final class Zgrab2Reader {
         private static final int MAX_KEY = 8192;
         private final String[] texts = new String[TEXTS];
         private final Key[] keys = new Key[KEYS];
+        /** KEXINITs recognised by their text. */
+        final KexText kexText = new KexText();
+        /** The record being read (the parser reads these bytes in place). */
+        byte[] line;
+        int lineLength;
+        /** KEXINITs taken from {@link #kexText} (tests). */
+        long kexTextHits;
+
+        /** Where records() emptied a recognised server_key_exchange object (its '{'), and its KEXINIT. */
+        int knownAt = -1;
+        KexCache.Entry knownEntry;
+        private byte[] shortLine = new byte[8192];
+
+        void line(byte[] b, int len) {
+            line = b;
+            lineLength = len;
+        }
+
+        void known(int at, KexCache.Entry e) {
+            knownAt = at;
+            knownEntry = e;
+        }
+
+        /** A buffer for a line read without its KEXINIT's members (at least {@code n} bytes). */
+        byte[] shortLine(int n) {
+            if (shortLine.length < n) {
+                shortLine = new byte[Math.max(n, shortLine.length * 2)];
+            }
+            return shortLine;
+        }
 
         /** A host key's {@code raw} text and, once read, its key (for the {@code algorithm} it was read with). */
         static final class Key {
@@ -646,6 +734,29 @@ public final class Zgrab2Reader {
             return line;
         }
 
+        private static final java.lang.invoke.VarHandle LONGS = java.lang.invoke.MethodHandles
+                .byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+        private static final long ONES = 0x0101010101010101L;
+        private static final long HIGHS = 0x8080808080808080L;
+        private static final long NEWLINES = ONES * '\n';
+
+        /** The index of the first '\n' in {@code b[from, to)}, or {@code to}; eight bytes at a time. */
+        static int newline(byte[] b, int from, int to) {
+            int i = from;
+            for (; i + 8 <= to; i += 8) {
+                long x = (long) LONGS.get(b, i) ^ NEWLINES;
+                // a zero byte of x is a newline (the lowest such byte is found exactly)
+                long found = (x - ONES) & ~x & HIGHS;
+                if (found != 0) {
+                    return i + (Long.numberOfTrailingZeros(found) >>> 3);
+                }
+            }
+            while (i < to && b[i] != '\n') {
+                i++;
+            }
+            return i;
+        }
+
         /** The length of the next line (without the newline), {@link #EOF}, or {@link #TOO_LONG}. */
         int next() throws IOException {
             int n = 0;
@@ -662,9 +773,7 @@ public final class Zgrab2Reader {
                 }
                 any = true;
                 int start = pos;
-                while (pos < lim && buf[pos] != '\n') {
-                    pos++;
-                }
+                pos = newline(buf, pos, lim);
                 int chunk = pos - start;
                 if (!tooLong) {
                     if (n + chunk > max) {
