@@ -24,7 +24,9 @@ import io.pqssh.core.wire.MalformedMessageException;
  * file that cannot be used is logged and skipped, and the server starts with its plain host keys: sshd's
  * {@code Could not load host certificate}, {@code Certificate file is not a certificate}, {@code No matching private
  * key for certificate}; pqssh adds {@code not a host certificate} (sshd would offer a user certificate, which every
- * client refuses) and refuses certificates of key types MINA cannot put in a key exchange (post-quantum keys).
+ * client refuses) and refuses certificates of key types it cannot sign with (DSA, security keys). Certificates of
+ * post-quantum keys ({@code ssh-mldsa-65-cert-v01@openssh.com}, the composite's two names, ...) are offered as
+ * classical ones are ({@link io.pqssh.mina.keys.PqCertificate}).
  */
 public final class HostCertificates {
     private HostCertificates() {
@@ -52,13 +54,14 @@ public final class HostCertificates {
             }
             PublicKey decoded;
             try {
+                io.pqssh.mina.keys.MinaPqKeys.ensureInstalled(); // MINA decodes post-quantum certificates through it
                 decoded = new ByteArrayBuffer(cert.blob()).getRawPublicKey();
             } catch (RuntimeException | org.apache.sshd.common.SshException e) {
                 decoded = null;
             }
             if (!(decoded instanceof OpenSshCertificate mina)) {
-                errors.accept("Host certificate " + f + " (" + cert.certType() + ") not offered: pqssh server offers"
-                        + " host certificates of Ed25519, ECDSA and RSA keys only");
+                errors.accept("Host certificate " + f + " (" + cert.certType() + ") not offered: pqssh server"
+                        + " cannot sign with " + cert.keyType() + " keys");
                 continue;
             }
             boolean matched = false;

@@ -58,14 +58,15 @@ public final class UserCertificates {
         }
         PublicKey decoded;
         try {
+            io.pqssh.mina.keys.MinaPqKeys.ensureInstalled(); // MINA decodes post-quantum certificates through it
             decoded = new ByteArrayBuffer(cert.blob()).getRawPublicKey();
         } catch (RuntimeException | org.apache.sshd.common.SshException e) {
             decoded = null;
         }
         if (!(decoded instanceof OpenSshCertificate mina)) {
-            // MINA decodes certificates of Ed25519, ECDSA and RSA keys only; it could not sign with any other
+            // MINA (with pqssh's post-quantum types) decodes what it can sign with: not DSA or security keys
             log.error("Warning: certificate " + file + " (" + cert.certType()
-                    + ") not used: pqssh sends certificates of Ed25519, ECDSA and RSA keys only");
+                    + ") not used: pqssh cannot sign with " + cert.keyType() + " keys");
             return Optional.empty();
         }
         return Optional.of(new Certificate(file, cert, mina));

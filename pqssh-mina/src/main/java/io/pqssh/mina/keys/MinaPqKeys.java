@@ -7,6 +7,7 @@ import java.security.PublicKey;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 
 import org.apache.sshd.common.config.keys.AuthorizedKeyEntry;
 import org.apache.sshd.common.config.keys.KeyUtils;
@@ -23,6 +24,7 @@ import org.slf4j.LoggerFactory;
 
 import io.pqssh.core.sig.SignatureKeyType;
 import io.pqssh.core.sig.SshPublicKey;
+import io.pqssh.mina.internal.keys.PqCertificateDecoders;
 import io.pqssh.mina.internal.keys.PqPublicKeyDecoders;
 
 /**
@@ -33,12 +35,17 @@ import io.pqssh.mina.internal.keys.PqPublicKeyDecoders;
  * {@code BuiltinSignatures.registerExtension} (signature names). Encoding needs no hook: {@link PqPublicKey} is an
  * {@code UnsupportedSshPublicKey}, which {@code Buffer.putRawPublicKey} writes verbatim.
  *
- * <p><b>The one workaround.</b> MINA parses public keys on the wire ({@code Buffer.getRawPublicKey()}: host keys in
+ * <p>Certificates of PQ keys ({@code ssh-mldsa-65-cert-v01@openssh.com} etc., {@link PqCertificate}) take the same
+ * hooks: a {@code KeyUtils} line decoder per certificate type, a {@code BuiltinSignatures} extension per certificate
+ * algorithm, and the wire parser below.
+ *
+ * <p><b>The two workarounds.</b> MINA parses public keys on the wire ({@code Buffer.getRawPublicKey()}: host keys in
  * the key exchange, user keys in {@code publickey}, {@code hostkeys-00@openssh.com}) with
  * {@code BufferPublicKeyParser.DEFAULT}, a fixed aggregate of built-in parsers with no registration method. In MINA
  * 2.20 that aggregate keeps its parsers in an {@code Arrays.asList} list, whose slots can be replaced: {@link #install}
- * reads that list reflectively and replaces its last parser by one that also understands the PQ names. This touches
- * MINA internals, so {@link #selfTest} checks every path end to end and fails loudly (naming this class and
+ * reads that list reflectively and replaces its last parser by one that also understands the PQ names. The second:
+ * {@code KeyUtils}' map of certificate algorithms, which has no registration method either
+ * ({@link #patchCertificateAlgorithms}). Both touch MINA internals, so {@link #selfTest} checks every path end to end and fails loudly (naming this class and
  * {@code docs/mina-integration.md}) if a MINA upgrade changes them. {@code PqsshServer} and {@code PqsshClient} call
  * {@link #ensureInstalled} when they start.
  */
@@ -79,13 +86,58 @@ public final class MinaPqKeys {
         for (PqSignatureFactory f : PqSignatureFactories.byName().values()) {
             PublicKeyEntry.registerKeyDataEntryResolver(f.getName(),
                     PqPublicKeyDecoders.dataResolver(f.type(), f.getName()));
-            if (BuiltinSignatures.fromFactoryName(f.getName()) == null && BuiltinSignatures.getRegisteredExtensions()
-                    .stream().noneMatch(e -> e.getName().equals(f.getName()))) {
-                BuiltinSignatures.registerExtension(f);
-            }
+            registerSignature(f);
+        }
+        for (PqSignatureFactory f : PqSignatureFactories.certificates().values()) {
+            registerSignature(f);
+            KeyUtils.registerPublicKeyEntryDecoderForKeyType(f.getName(), PqCertificateDecoders.ENTRY);
         }
         patchWireParser();
+        patchCertificateAlgorithms();
     }
+
+    private static void registerSignature(PqSignatureFactory f) {
+        if (BuiltinSignatures.fromFactoryName(f.getName()) == null && BuiltinSignatures.getRegisteredExtensions()
+                .stream().noneMatch(e -> e.getName().equals(f.getName()))) {
+            BuiltinSignatures.registerExtension(f);
+        }
+    }
+
+    /**
+     * The second workaround: MINA learns that a name is a certificate algorithm, and the plain signature algorithm a
+     * certificate's key signs with, from {@code KeyUtils.SIGNATURE_ALGORITHM_MAP}, which has no registration method
+     * ({@code KeyUtils.isCertificateAlgorithm}: the client's key exchange takes a host certificate only for such a
+     * name; {@code KeyUtils.getSignatureAlgorithm}: the name in a user certificate's {@code publickey} signature).
+     * In MINA 2.20 it is a mutable map guarded by its own monitor; the PQ certificate names are added to it.
+     */
+    @SuppressWarnings("unchecked")
+    private static void patchCertificateAlgorithms() {
+        if (PqSignatureFactories.certificates().values().stream()
+                .allMatch(f -> f.signatureName().equals(KeyUtils.getSignatureAlgorithm(f.getName(), PROBE)))) {
+            return;
+        }
+        Map<String, String> map;
+        try {
+            Field f = KeyUtils.class.getDeclaredField("SIGNATURE_ALGORITHM_MAP");
+            f.setAccessible(true);
+            map = (Map<String, String>) f.get(null);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw broken("cannot read KeyUtils.SIGNATURE_ALGORITHM_MAP: " + e, e);
+        }
+        try {
+            synchronized (map) {
+                for (PqSignatureFactory c : PqSignatureFactories.certificates().values()) {
+                    map.put(c.getName(), c.signatureName());
+                }
+            }
+        } catch (UnsupportedOperationException e) {
+            throw broken("KeyUtils.SIGNATURE_ALGORITHM_MAP is no longer modifiable (" + e + ")", e);
+        }
+        LOG.debug("post-quantum certificate algorithms added to MINA's KeyUtils.SIGNATURE_ALGORITHM_MAP");
+    }
+
+    /** Any certificate: {@code KeyUtils.getSignatureAlgorithm} looks the name up only for a certificate key. */
+    private static final PublicKey PROBE = new PqCertificate("probe");
 
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static void patchWireParser() {
@@ -179,6 +231,16 @@ public final class MinaPqKeys {
                 for (String n : t.names()) {
                     check(BufferPublicKeyParser.DEFAULT.isKeyTypeSupported(n), "wire parser does not accept " + n);
                 }
+            }
+            for (PqSignatureFactory c : PqSignatureFactories.certificates().values()) {
+                check(BufferPublicKeyParser.DEFAULT.isKeyTypeSupported(c.getName()),
+                        "wire parser does not accept " + c.getName());
+                check(KeyUtils.isCertificateAlgorithm(c.getName()), "KeyUtils.isCertificateAlgorithm does not know "
+                        + c.getName());
+                check(c.signatureName().equals(KeyUtils.getSignatureAlgorithm(c.getName(), PROBE)),
+                        "KeyUtils.getSignatureAlgorithm does not map " + c.getName() + " to " + c.signatureName());
+                check(KeyUtils.getPublicKeyEntryDecoder(c.getName()) == PqCertificateDecoders.ENTRY,
+                        "no certificate line decoder for " + c.getName());
             }
             check(name.equals(KeyUtils.getKeyType(pub)), "KeyUtils.getKeyType gives " + KeyUtils.getKeyType(pub));
             ByteArrayBuffer b = new ByteArrayBuffer();

@@ -72,16 +72,24 @@ public final class HostKeyAlgorithmOrder {
         }
         Collection<KnownHostEntry> entries = KnownHostEntry.readKnownHostEntries(knownHosts);
         for (KnownHostEntry e : entries) {
-            boolean ca = "cert-authority".equals(e.getMarker());
-            if ((e.getMarker() != null && !ca) || e.getKeyEntry() == null) {
+            if (e.getMarker() != null || e.getKeyEntry() == null) {
                 continue;
             }
             try {
-                if (ca ? caNamesHost(e.getConfigLine(), host, port) : e.isHostMatch(host, port)) {
-                    types.add(ca ? CERT_AUTHORITY : e.getKeyEntry().getKeyType());
+                if (e.isHostMatch(host, port)) {
+                    types.add(e.getKeyEntry().getKeyType());
                 }
             } catch (RuntimeException ignored) {
                 // an unparsable host pattern matches nothing (MINA's verifier does the same)
+            }
+        }
+        // @cert-authority lines from the text: MINA's reader drops a line whose host field it cannot parse, such as
+        // the [host]:* that OpenSSH accepts
+        for (String line : Files.readAllLines(knownHosts)) {
+            String l = line.strip();
+            if (l.startsWith("@cert-authority") && caNamesHost(l, host, port)) {
+                types.add(CERT_AUTHORITY);
+                break;
             }
         }
         return types;

@@ -70,23 +70,29 @@ public final class PqPublicKeyDecoders {
         return b.getCompactData();
     }
 
-    /** Wire parser: reads the rest of the buffer (MINA bounds it to the key) as the key's fields. */
+    /**
+     * Wire parser: reads the rest of the buffer (MINA bounds it to the key) as the key's fields; certificates of
+     * post-quantum keys too ({@link PqCertificateDecoders}).
+     */
     public static final BufferPublicKeyParser<PublicKey> WIRE = new BufferPublicKeyParser<>() {
         @Override
         public boolean isKeyTypeSupported(String keyType) {
-            return pqType(keyType).isPresent();
+            return pqType(keyType).isPresent() || PqCertificateDecoders.isPqCertificate(keyType);
         }
 
         @Override
         public PublicKey getRawPublicKey(String keyType, Buffer buffer) throws GeneralSecurityException {
             byte[] rest = new byte[buffer.available()];
             buffer.getRawBytes(rest);
+            if (PqCertificateDecoders.isPqCertificate(keyType)) {
+                return PqCertificateDecoders.decode(keyType, blob(keyType, rest));
+            }
             return decodeBlob(keyType, blob(keyType, rest));
         }
 
         @Override
         public String toString() {
-            return "pqssh post-quantum public keys";
+            return "pqssh post-quantum public keys and certificates";
         }
     };
 

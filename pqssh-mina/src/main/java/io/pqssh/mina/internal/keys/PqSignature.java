@@ -37,6 +37,12 @@ public final class PqSignature implements Signature {
         return name;
     }
 
+    /** The name a signature blob carries: the key type's, also when {@code algo} is its certificate algorithm. */
+    @Override
+    public String getSshAlgorithmName(String algo) {
+        return name;
+    }
+
     @Override
     public void initVerifier(SessionContext session, PublicKey key) throws Exception {
         if (!(key instanceof PqPublicKey k) || k.type() != type) {
