@@ -55,11 +55,42 @@ public final class StoreSinks {
                     }
                 };
 
-                private String profile(KexInit k) throws SQLException {
-                    String id = profiles.get(k);
-                    if (id != null) {
-                        return id;
+                /**
+                 * Fingerprints this run has written to {@code keys} (or found there), the most recent
+                 * {@value #PROFILES}: a key seen again needs no {@code INSERT ... ON CONFLICT DO NOTHING}.
+                 */
+                private final java.util.Map<String, Boolean> keysWritten = new java.util.LinkedHashMap<>(256,
+                        0.75f, true) {
+                    private static final long serialVersionUID = 1L;
+
+                    @Override
+                    protected boolean removeEldestEntry(java.util.Map.Entry<String, Boolean> e) {
+                        return size() > PROFILES;
                     }
+                };
+                /** The last classification's joined lists (results of one KEXINIT share one Classification). */
+                private Classification joined;
+                private String pqKex;
+                private String pqHostKeys;
+                /** The last KEXINIT's profile: the reader hands equal KEXINITs on as one object. */
+                private KexInit lastKexInit;
+                private String lastProfile;
+
+                private String profile(KexInit k) throws SQLException {
+                    if (k == lastKexInit) {
+                        return lastProfile;
+                    }
+                    String id = profiles.get(k);
+                    if (id == null) {
+                        id = newProfile(k);
+                    }
+                    lastKexInit = k;
+                    lastProfile = id;
+                    return id;
+                }
+
+                private String newProfile(KexInit k) throws SQLException {
+                    String id;
                     String kex = String.join(",", k.kex());
                     String hk = String.join(",", k.hostKey());
                     String ciphers = String.join(",", k.ciphersC2S()) + ";" + String.join(",", k.ciphersS2C());
@@ -83,6 +114,14 @@ public final class StoreSinks {
                     return id;
                 }
 
+                private void join(Classification cl) {
+                    if (cl != joined) {
+                        joined = cl;
+                        pqKex = String.join(",", cl.pqKexOffered());
+                        pqHostKeys = String.join(",", cl.pqHostKeysOffered());
+                    }
+                }
+
                 @Override
                 public void accept(ScanResult r) throws IOException {
                     try {
@@ -100,8 +139,11 @@ public final class StoreSinks {
                         Classification cl = r.classification();
                         t.setString(11, cl == null ? null : cl.openssh10Negotiates());
                         t.setString(12, cl == null ? null : cl.pqsshNegotiates());
-                        t.setString(13, cl == null ? null : String.join(",", cl.pqKexOffered()));
-                        t.setString(14, cl == null ? null : String.join(",", cl.pqHostKeysOffered()));
+                        if (cl != null) {
+                            join(cl);
+                        }
+                        t.setString(13, cl == null ? null : pqKex);
+                        t.setString(14, cl == null ? null : pqHostKeys);
                         if (cl == null) {
                             t.setNull(15, java.sql.Types.BOOLEAN);
                         } else {
@@ -113,14 +155,16 @@ public final class StoreSinks {
                             if (h.error() != null || h.fingerprint() == null) {
                                 continue;
                             }
-                            k.setString(1, h.fingerprint());
-                            k.setString(2, h.keyType() == null ? h.algorithm() : h.keyType());
-                            if (h.bits() > 0) {
-                                k.setInt(3, h.bits());
-                            } else {
-                                k.setNull(3, java.sql.Types.INTEGER);
+                            if (keysWritten.put(h.fingerprint(), Boolean.TRUE) == null) {
+                                k.setString(1, h.fingerprint());
+                                k.setString(2, h.keyType() == null ? h.algorithm() : h.keyType());
+                                if (h.bits() > 0) {
+                                    k.setInt(3, h.bits());
+                                } else {
+                                    k.setNull(3, java.sql.Types.INTEGER);
+                                }
+                                k.addBatch();
                             }
-                            k.addBatch();
                             tk.setLong(1, run);
                             tk.setLong(2, seq);
                             tk.setString(3, h.fingerprint());
