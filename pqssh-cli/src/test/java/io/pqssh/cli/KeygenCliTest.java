@@ -82,6 +82,28 @@ class KeygenCliTest {
     }
 
     @Test
+    void fingerprintLinesOfCertificatesMatchSshKeygen(@TempDir Path dir) throws Exception {
+        Path ca = CliHarness.sshKeygen(dir.resolve("ca"), "ed25519");
+        for (String type : List.of("ed25519", "rsa", "ecdsa", "dsa")) {
+            Path key = CliHarness.sshKeygen(dir.resolve("id_" + type), type);
+            CliHarness.sshKeygenSign(ca, key, "-I", "id-" + type, "-n", "alice");
+            Path cert = dir.resolve("id_" + type + "-cert.pub");
+            for (String e : List.of("sha256", "md5")) {
+                CliHarness.Result theirs = sshKeygen(dir, "-l", "-E", e, "-f", cert.toString());
+                CliHarness.Result ours = CliHarness.pqssh("keygen", "-l", "-E", e, "-f", cert.toString());
+                assertEquals(0, theirs.rc(), theirs.all());
+                assertEquals(0, ours.rc(), ours.all());
+                assertEquals(theirs.out().strip(), ours.out().strip(), cert + " -E " + e);
+            }
+            // the certified key's fingerprint, labelled as a certificate
+            String plain = sshKeygen(dir, "-l", "-f", CliHarness.pub(key).toString()).out().strip();
+            String label = type.equals("dsa") ? "DSA" : type.toUpperCase(java.util.Locale.ROOT);
+            assertEquals(plain.replace("(" + label + ")", "(" + label + "-CERT)"),
+                    CliHarness.pqssh("keygen", "-l", "-f", cert.toString()).out().strip());
+        }
+    }
+
+    @Test
     void wrongBitsAndMissingDirectoriesAreClearErrorsThatWriteNothing(@TempDir Path dir) throws Exception {
         CliHarness.Result ed = CliHarness.pqssh("keygen", "-t", "ed25519", "-b", "1024", "-N", "", "-f",
                 dir.resolve("a").toString());

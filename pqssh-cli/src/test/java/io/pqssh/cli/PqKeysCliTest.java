@@ -144,6 +144,35 @@ class PqKeysCliTest {
         }
     }
 
+    @Test
+    void keygenFingerprintsPostQuantumCertificatesByTheirKeys(@TempDir Path dir) throws Exception {
+        Path ca = CliHarness.sshKeygen(dir.resolve("ca"), "ed25519");
+        java.util.Map<String, String> labels = new java.util.LinkedHashMap<>();
+        labels.put("mldsa65", "192 %s cert@test (MLDSA-65-CERT)");
+        labels.put("mldsa44-ed25519", "256 %s cert@test (MLDSA44-ED25519-CERT)");
+        labels.put("mldsa44-ed25519@openssh.com", "256 %s cert@test (MLDSA44-ED25519-CERT)");
+        labels.put("ed25519-mldsa65", "256 %s cert@test (ED25519-MLDSA-65-CERT)");
+        labels.put("falcon512", "128 %s cert@test (FALCON512-CERT)");
+        labels.put("mlkem768", "768 %s cert@test (MLKEM768-CERT)");
+        int n = 0;
+        for (java.util.Map.Entry<String, String> e : labels.entrySet()) {
+            Path key = dir.resolve("id_" + n++);
+            CliHarness.Result gen = CliHarness.pqssh("keygen", "-q", "-t", e.getKey(), "-N", "", "-C", "cert@test",
+                    "-f", key.toString());
+            assertEquals(0, gen.rc(), gen.all());
+            CliHarness.Result sign = CliHarness.pqssh("keygen", "-q", "-s", ca.toString(), "-I", "id", "-n", "alice",
+                    key + ".pub");
+            assertEquals(0, sign.rc(), sign.all());
+            Path cert = dir.resolve(key.getFileName() + "-cert.pub");
+            String certType = Files.readString(cert).split(" ")[0];
+            assertTrue(io.pqssh.core.cert.CertificateKeyTypes.isCertificate(certType), certType);
+            String fp = CliHarness.pqssh("keygen", "-l", "-f", key + ".pub").out().strip().split(" ")[1];
+            CliHarness.Result l = CliHarness.pqssh("keygen", "-l", "-f", cert.toString());
+            assertEquals(0, l.rc(), l.all());
+            assertEquals(String.format(e.getValue(), fp), l.out().strip(), e.getKey());
+        }
+    }
+
     private static int ssh(String port, Path identity, Path knownHosts, String strict) {
         return Main.run("ssh", "-p", port, "-i", identity.toString(), "-o", "StrictHostKeyChecking=" + strict,
                 "-o", "UserKnownHostsFile=" + knownHosts, "-o", "PreferredAuthentications=publickey",

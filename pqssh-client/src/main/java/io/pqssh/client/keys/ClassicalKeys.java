@@ -124,7 +124,7 @@ final class ClassicalKeys {
         return copy.toByteArray();
     }
 
-    /** The modulus size of an RSA public key blob, or the curve size of an ECDSA one. */
+    /** RSA modulus, DSA p and ECDSA curve bits; 256 for the FIDO keys an OpenSSH agent may hold. */
     static Optional<Integer> bits(byte[] blob) {
         try {
             SshReader r = new SshReader(blob);
@@ -135,6 +135,12 @@ final class ClassicalKeys {
             }
             if (type.startsWith("ecdsa-sha2-nistp")) {
                 return Optional.of(Integer.parseInt(type.substring("ecdsa-sha2-nistp".length())));
+            }
+            if (type.equals("ssh-dss")) {
+                return Optional.of(new BigInteger(1, r.getString()).bitLength()); // p, as OpenSSH's sshkey_size
+            }
+            if (type.equals("sk-ssh-ed25519@openssh.com") || type.equals("sk-ecdsa-sha2-nistp256@openssh.com")) {
+                return Optional.of(256);
             }
             return Optional.empty();
         } catch (MalformedMessageException | NumberFormatException e) {
