@@ -164,6 +164,121 @@ class AgentEndToEndTest {
         assertEquals("no-agent", CliHarness.read(noA.out()).strip(), noA.output());
     }
 
+    /** ssh-add's output against the same agent, stdout and stderr together. */
+    private static String sshAdd(AgentHarness agents, Map<String, String> env, String... args) throws Exception {
+        List<String> cmd = new java.util.ArrayList<>(List.of(SSH_ADD.toString()));
+        cmd.addAll(List.of(args));
+        return agents.run(env, cmd.toArray(String[]::new)).out();
+    }
+
+    @Test
+    void addListsAndRemovesCertificatesInOpensshAgentAsSshAdd() throws Exception {
+        try (AgentHarness agents = new AgentHarness(dir, h)) {
+            Path sock = dir.resolve("openssh-agent.sock");
+            Map<String, String> env = env(sock);
+            agents.opensshAgent(sock, env);
+            Path ca = CliHarness.sshKeygen(dir.resolve("ca"), "ed25519");
+            for (String type : List.of("ed25519", "rsa", "ecdsa", "dsa")) {
+                Path key = CliHarness.sshKeygen(dir.resolve("id_" + type), type);
+                CliHarness.sshKeygenSign(ca, key, "-I", "id-" + type, "-n", "alice");
+                AgentHarness.Run added = agents.run(env, SSH_ADD.toString(), key.toString());
+                assertEquals(0, added.rc(), added.out());
+                assertTrue(added.out().contains("Certificate added: "), added.out());
+            }
+            // a FIDO key as ssh-add adds one (ssh-agent keeps it without the token, which only signing needs)
+            try (AgentClient a = AgentClient.connect(sock)) {
+                byte[] add = new SshWriter().putByte(AgentProtocol.SSH_AGENTC_ADD_IDENTITY)
+                        .putString("sk-ssh-ed25519@openssh.com").putString(new byte[32]).putString("ssh:")
+                        .putByte((byte) 1).putString(new byte[] {1, 2, 3, 4}).putString(new byte[0])
+                        .putString("fido key").toByteArray();
+                assertArrayEquals(new byte[] {AgentProtocol.SSH_AGENT_SUCCESS}, a.request(add));
+            }
+
+            String theirs = sshAdd(agents, env, "-l");
+            assertEquals(9, theirs.lines().count(), theirs);
+            assertTrue(theirs.contains("(ED25519-CERT)") && theirs.contains("(RSA-CERT)")
+                    && theirs.contains("(ECDSA-CERT)") && theirs.contains("(DSA-CERT)")
+                    && theirs.contains("(ED25519-SK)"), theirs);
+            AgentHarness.Run ours = agents.pqssh(env, "add", "-l");
+            assertEquals(0, ours.rc(), ours.out());
+            assertEquals(theirs, ours.out(), "pqssh add -l against ssh-agent");
+            AgentHarness.Run md5 = agents.pqssh(env, "add", "-l", "-E", "md5");
+            assertEquals(sshAdd(agents, env, "-l", "-E", "md5"), md5.out());
+            AgentHarness.Run pub = agents.pqssh(env, "add", "-L");
+            assertEquals(sshAdd(agents, env, "-L"), pub.out());
+            assertTrue(pub.out().contains(Files.readString(dir.resolve("id_ed25519-cert.pub")).strip()), pub.out());
+
+            // -d FILE: the key and FILE-cert.pub, as ssh-add -d
+            Path ed = dir.resolve("id_ed25519");
+            AgentHarness.Run d = agents.pqssh(env, "add", "-d", ed.toString());
+            assertEquals(0, d.rc(), d.out());
+            assertEquals("Identity removed: " + ed + " ED25519 (pqssh-test-id_ed25519)\nIdentity removed: " + ed
+                    + "-cert.pub ED25519-CERT (pqssh-test-id_ed25519)\n", d.out());
+            String left = sshAdd(agents, env, "-l");
+            assertEquals(7, left.lines().count(), left);
+            assertFalse(left.contains("ED25519)") || left.contains("ED25519-CERT"), left);
+            assertEquals(left, agents.pqssh(env, "add", "-l").out());
+            // again: both are gone, the same messages and status as ssh-add -d
+            AgentHarness.Run again = agents.pqssh(env, "add", "-d", ed.toString());
+            AgentHarness.Run sshAgain = agents.run(env, SSH_ADD.toString(), "-d", ed.toString());
+            assertEquals(1, again.rc(), again.out());
+            assertEquals(sshAgain.rc(), again.rc());
+            assertEquals(sshAgain.out(), again.out());
+            // -k: the plain key only
+            Path rsa = dir.resolve("id_rsa");
+            AgentHarness.Run k = agents.pqssh(env, "add", "-d", "-k", rsa.toString());
+            assertEquals(0, k.rc(), k.out());
+            String afterK = sshAdd(agents, env, "-l");
+            assertTrue(afterK.contains("(RSA-CERT)") && !afterK.contains("(RSA)"), afterK);
+        }
+    }
+
+    @Test
+    void pqsshAgentListsAndRemovesPostQuantumCertificates() throws Exception {
+        Path sock = dir.resolve("pqssh-agent.sock");
+        pqsshAgent(sock);
+        Path ca = CliHarness.sshKeygen(dir.resolve("ca"), "ed25519");
+        List<String> fingerprints = new java.util.ArrayList<>();
+        List<String> lines = new java.util.ArrayList<>();
+        for (String type : List.of("mldsa65", "mldsa44-ed25519", "mlkem768")) {
+            Path key = dir.resolve("id_" + type);
+            CliHarness.Result gen = CliHarness.pqssh("keygen", "-q", "-t", type, "-N", "", "-f", key.toString());
+            assertEquals(0, gen.rc(), gen.all());
+            CliHarness.Result sign = CliHarness.pqssh("keygen", "-q", "-s", ca.toString(), "-I", "id-" + type, "-n",
+                    "alice", pub(key).toString());
+            assertEquals(0, sign.rc(), sign.all());
+            Path cert = dir.resolve("id_" + type + "-cert.pub");
+            for (Path f : List.of(pub(key), cert)) {
+                fingerprints.add(CliHarness.pqssh("keygen", "-l", "-f", f.toString()).out().strip());
+                lines.add(Files.readString(f).strip());
+            }
+            pqsshAdd(sock, key);
+        }
+        assertTrue(fingerprints.stream().anyMatch(l -> l.endsWith("(MLKEM768-CERT)")), fingerprints.toString());
+        ForwardingHarness.Proc l = h.startPqssh(env(sock), "add", "-l");
+        assertEquals(0, l.waitFor(Duration.ofSeconds(90)), l.output());
+        assertEquals(fingerprints.stream().sorted().toList(),
+                CliHarness.read(l.out()).lines().sorted().toList(), l.output());
+        ForwardingHarness.Proc big = h.startPqssh(env(sock), "add", "-L");
+        assertEquals(0, big.waitFor(Duration.ofSeconds(90)), big.output());
+        assertEquals(lines.stream().sorted().toList(), CliHarness.read(big.out()).lines().sorted().toList());
+
+        for (String type : List.of("mlkem768", "mldsa65")) {
+            ForwardingHarness.Proc d = h.startPqssh(env(sock), "add", "-d", dir.resolve("id_" + type).toString());
+            assertEquals(0, d.waitFor(Duration.ofSeconds(90)), d.output());
+            assertTrue(d.output().contains("-cert.pub " + (type.equals("mlkem768") ? "MLKEM768" : "MLDSA-65")
+                    + "-CERT ("), d.output());
+        }
+        try (AgentClient a = AgentClient.connect(sock)) {
+            assertTrue(a.kemIdentities().isEmpty(), "the ML-KEM key or its certificate is still held");
+            List<String> left = new java.util.ArrayList<>();
+            for (AgentClient.Identity i : a.identities()) {
+                left.add(io.pqssh.core.keys.PublicKeyLine.blobKeyType(i.blob()));
+            }
+            assertEquals(List.of("ssh-mldsa44-ed25519", "ssh-mldsa44-ed25519-cert"), left);
+        }
+    }
+
     @Test
     void backgroundAgentPrintsItsEnvironmentKeepsItsDefaultLifetimeAndMinusKStopsIt() throws Exception {
         ForwardingHarness.Proc start = h.startPqssh(Map.of(), "agent", "-t", "1"); // -t reaches the background copy

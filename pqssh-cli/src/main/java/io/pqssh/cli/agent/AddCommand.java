@@ -39,13 +39,13 @@ public final class AddCommand implements Callable<Integer> {
     @Parameters(paramLabel = "file", description = "Private key files.")
     List<Path> files = new ArrayList<>();
 
-    @Option(names = "-l", description = "List fingerprints of all keys (ML-KEM keys too).")
+    @Option(names = "-l", description = "List fingerprints of all keys (ML-KEM keys and certificates too).")
     boolean list;
 
     @Option(names = "-L", description = "List public keys of all keys.")
     boolean listPublic;
 
-    @Option(names = "-d", description = "Remove the given keys.")
+    @Option(names = "-d", description = "Remove the given keys and the FILE-cert.pub certificates beside them.")
     boolean delete;
 
     @Option(names = "-D", description = "Remove all keys.")
@@ -147,19 +147,15 @@ public final class AddCommand implements Callable<Integer> {
                     System.err.println("error fetching identities: " + e.getMessage());
                     return 1;
                 }
-                if (all.isEmpty()) {
+                AgentListing.Result listed = AgentListing.of(all, list, h);
+                if (listed.warning() != null) {
+                    System.err.println(listed.warning());
+                }
+                if (listed.lines().isEmpty()) {
                     System.out.println("The agent has no identities.");
                     return 1;
                 }
-                for (AgentClient.Identity id : all) {
-                    if (list) {
-                        System.out.println(KeyDescriptions.fingerprintLine(id.blob(), id.comment(), h));
-                    } else {
-                        System.out.println(PublicKeyLine.blobKeyType(id.blob()) + " "
-                                + Base64.getEncoder().encodeToString(id.blob())
-                                + (id.comment().isEmpty() ? "" : " " + id.comment()));
-                    }
-                }
+                listed.lines().forEach(System.out::println);
                 return 0;
             }
             if (deleteAll) {
@@ -207,45 +203,110 @@ public final class AddCommand implements Callable<Integer> {
                 return 1;
             }
             int rc = 0;
-            for (Path f : keys) {
-                rc |= delete ? remove(agent, f) : add(agent, f, constraints);
+            try {
+                for (Path f : keys) {
+                    rc |= delete ? remove(agent, f) : add(agent, f, constraints);
+                }
+            } catch (Fatal e) {
+                return 255; // ssh-add's fatal(): the message is printed, the remaining files are not tried
             }
             return rc;
         }
     }
 
-    /** ssh-add -d: the public key from {@code file.pub} (with its comment) or else from the private key file. */
+    /**
+     * ssh-add -d: the key (FILE itself when it is a public key or certificate line, else {@code FILE.pub} with its
+     * comment, else the private key file's public half), then, unless {@code -k}, the certificate in
+     * {@code FILE-cert.pub} beside it. Succeeds when either was removed, as ssh-add; a certificate of another key
+     * is ssh-add's fatal error (255).
+     */
     private int remove(AgentClient agent, Path f) {
         byte[] blob;
         String comment = "";
-        String label;
         try {
+            String text = Files.readString(f);
             Path pub = f.resolveSibling(f.getFileName() + ".pub");
-            if (Files.exists(pub)) {
-                String[] fields = Files.readString(pub).strip().split("\\s+", 3);
-                blob = Base64.getDecoder().decode(fields[1]);
-                comment = fields.length > 2 ? fields[2] : "";
-            } else {
-                blob = OpenSshKeyV1.publicKeyBlob(Files.readString(f));
+            PublicKeyLine line = null;
+            if (io.pqssh.client.keys.KeyFiles.kind(text) == io.pqssh.client.keys.KeyFiles.Kind.PUBLIC_LINE) {
+                line = PublicKeyLine.parse(text.strip());
+            } else if (Files.exists(pub)) {
+                line = PublicKeyLine.parse(Files.readString(pub).strip());
             }
-            label = KeyDescriptions.label(PublicKeyLine.blobKeyType(blob));
+            if (line != null) {
+                blob = line.blob();
+                comment = line.comment();
+            } else {
+                blob = OpenSshKeyV1.publicKeyBlob(text);
+            }
         } catch (Exception e) {
             System.err.println("Bad key file " + f + ": " + e.getMessage());
             return 1;
         }
+        boolean removed = removeOne(agent, blob, comment, f);
+        if (keysOnly) {
+            return removed ? 0 : 1;
+        }
+        Path certFile = f.resolveSibling(f.getFileName() + "-cert.pub");
+        if (!Files.exists(certFile)) {
+            return removed ? 0 : 1;
+        }
+        PublicKeyLine certLine;
+        io.pqssh.core.cert.SshCertificate cert;
+        try {
+            certLine = PublicKeyLine.parse(Files.readString(certFile).strip());
+            cert = io.pqssh.core.cert.SshCertificate.parse(certLine.blob());
+        } catch (Exception e) {
+            System.err.println("Failed to load certificate \"" + certFile + "\": " + e.getMessage());
+            return removed ? 0 : 1;
+        }
+        byte[] plain = blob;
+        try {
+            // FILE may itself be a certificate: compare the keys, as ssh-add's sshkey_equal_public
+            if (io.pqssh.core.cert.CertificateKeyTypes.isCertificate(PublicKeyLine.blobKeyType(blob))) {
+                plain = io.pqssh.core.cert.SshCertificate.parse(blob).certifiedKey();
+            }
+        } catch (Exception e) {
+            // a malformed certificate as FILE: it cannot match, reported below
+        }
+        if (!java.security.MessageDigest.isEqual(cert.certifiedKey(), plain)) {
+            System.err.println("Certificate " + certFile + " does not match private key " + f);
+            throw new Fatal();
+        }
+        removed |= removeOne(agent, certLine.blob(), certLine.comment(), certFile);
+        return removed ? 0 : 1;
+    }
+
+    /** ssh-add's fatal() inside a per-file step, its message already printed. */
+    private static final class Fatal extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Fatal() {
+            super(null, null, false, false);
+        }
+    }
+
+    /** One SSH_AGENTC_REMOVE_IDENTITY with ssh-add's messages. */
+    private boolean removeOne(AgentClient agent, byte[] blob, String comment, Path shown) {
         try {
             if (!agent.remove(blob)) {
-                System.err.println("Could not remove identity \"" + f + "\": agent refused operation");
-                return 1;
+                System.err.println("Could not remove identity \"" + shown + "\": agent refused operation");
+                return false;
             }
         } catch (java.io.IOException e) {
-            System.err.println("Could not remove identity \"" + f + "\": " + e.getMessage());
-            return 1;
+            System.err.println("Could not remove identity \"" + shown + "\": " + e.getMessage());
+            return false;
         }
         if (!quiet) {
-            System.err.println("Identity removed: " + f + " " + label + " (" + (comment.isEmpty() ? "no comment" : comment) + ")");
+            String label;
+            try {
+                label = KeyDescriptions.label(PublicKeyLine.blobKeyType(blob));
+            } catch (io.pqssh.core.keys.KeyFileException e) {
+                label = "unknown";
+            }
+            System.err.println("Identity removed: " + shown + " " + label + " ("
+                    + (comment.isEmpty() ? "no comment" : comment) + ")");
         }
-        return 0;
+        return true;
     }
 
     private int add(AgentClient agent, Path f, KeyConstraints constraints) {
