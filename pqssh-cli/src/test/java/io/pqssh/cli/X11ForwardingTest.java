@@ -116,7 +116,8 @@ class X11ForwardingTest {
             CliHarness.Result om = run(osMaster);
             assertEquals(0, om.rc(), om.all());
             List<String> pqViaOs = new ArrayList<>(pqssh);
-            pqViaOs.addAll(List.of("-F", "none", "-S", osSock, "-Y", dest, PROBE));
+            // -vvv: a failure shows whether the master sent no exit message or the control socket broke
+            pqViaOs.addAll(List.of("-vvv", "-F", "none", "-S", osSock, "-Y", dest, PROBE));
             CliHarness.Result q = run(pqViaOs);
             assertEquals(0, q.rc(), q.all());
             assertProbeRan(q);
