@@ -84,6 +84,7 @@ public final class AgentHostKeys {
                     continue;
                 }
                 try {
+                    io.pqssh.mina.keys.MinaPqKeys.ensureInstalled(); // MINA decodes post-quantum keys through it
                     return Optional.of(new ByteArrayBuffer(PublicKeyLine.parse(line).blob()).getRawPublicKey());
                 } catch (KeyFileException | RuntimeException e) {
                     return Optional.empty(); // a private key file's first line, or garbage
@@ -126,6 +127,19 @@ public final class AgentHostKeys {
                 return new AgentCapableSignature(f.getName(), f.create());
             }
         }).toList();
+    }
+
+    /**
+     * The signature algorithm of the key a certificate algorithm certifies: {@code rsa-sha2-512-cert-v01@openssh.com}
+     * signs as {@code rsa-sha2-512}, {@code ssh-mldsa44-ed25519-cert} as {@code ssh-mldsa44-ed25519}; a plain name
+     * is itself.
+     */
+    static String plainSignatureAlgorithm(String name) {
+        String suffix = "-cert-v01@openssh.com";
+        if (name.startsWith("rsa-sha2-") && name.endsWith(suffix)) {
+            return name.substring(0, name.length() - suffix.length());
+        }
+        return io.pqssh.core.cert.CertificateKeyTypes.plainName(name).orElse(name);
     }
 
     /** A signature that asks the agent when initialised with an agent-held key, else its delegate. */
@@ -186,13 +200,15 @@ public final class AgentHostKeys {
             if (agentKey == null) {
                 return delegate.sign(session);
             }
+            // a host certificate's algorithm is signed with the certified key: the agent is asked for the plain one
+            String plain = plainSignatureAlgorithm(name);
             try (AgentClient client = AgentClient.connect(agentKey.socket)) {
-                Map.Entry<String, byte[]> s = new SocketSshAgent(client).sign(session, agentKey.publicKey, name,
+                Map.Entry<String, byte[]> s = new SocketSshAgent(client).sign(session, agentKey.publicKey, plain,
                         data.toByteArray());
-                if (!name.equals(s.getKey())) {
+                if (!plain.equals(s.getKey())) {
                     // an agent that signs with another algorithm (SHA-1 for rsa-sha2-512): the client would refuse
                     throw new SignatureException("host key agent " + agentKey.socket + " signed " + s.getKey()
-                            + ", not " + name);
+                            + ", not " + plain);
                 }
                 return s.getValue();
             } catch (IOException e) {
