@@ -53,7 +53,7 @@ final class KeygenCertificates {
         }
         long now = Instant.now().getEpochSecond();
         long[] validity = q.validity() == null ? new long[] {0, SshCertificate.FOREVER} : parseValidity(q.validity(), now);
-        long serial = parseSerial(q.serial());
+        Serial serial = Serial.parse(q.serial());
         List<String> principals = q.principals() == null ? List.of() : Arrays.asList(q.principals().split(","));
         if (q.caInAgent()) {
             try (AgentCaSigner ca = AgentCaSigner.open(q.ca())) {
@@ -70,8 +70,9 @@ final class KeygenCertificates {
         return 0;
     }
 
-    private static void signAll(Request q, CaSigner ca, long[] validity, long serial, List<String> principals,
+    private static void signAll(Request q, CaSigner ca, long[] validity, Serial first, List<String> principals,
             PrintStream err) throws Exception {
+        long serial = first.value();
         for (Path pub : q.keys()) {
             PublicKeyLine line = PublicKeyLine.parse(Files.readString(pub));
             CertificateSigner s = CertificateSigner.forKey(line.blob()).keyId(q.keyId()).serial(serial)
@@ -95,6 +96,9 @@ final class KeygenCertificates {
                     + "\" serial " + Long.toUnsignedString(serial)
                     + (principals.isEmpty() ? "" : " for " + String.join(",", principals)) + " valid "
                     + validity(cert));
+            if (first.increment()) {
+                serial++; // ssh-keygen's -z +N: the next key on the command line gets the next number
+            }
         }
     }
 
@@ -175,7 +179,22 @@ final class KeygenCertificates {
         }
     }
 
-    /** {@code -z}: a decimal unsigned 64-bit serial, as ssh-keygen's strtoull with base 10. */
+    /**
+     * {@code -z}: a decimal unsigned 64-bit serial, as ssh-keygen's strtoull with base 10; a leading {@code +}
+     * numbers the certificates of one command line from it upwards.
+     */
+    record Serial(long value, boolean increment) {
+        static Serial parse(String s) {
+            if (s == null) {
+                return new Serial(0, false);
+            }
+            boolean increment = s.startsWith("+");
+            String digits = increment ? s.substring(1) : s;
+            return new Serial(parseSerial(digits), increment);
+        }
+    }
+
+    /** A decimal unsigned 64-bit number; the error names the digits, as ssh-keygen's does after a {@code +}. */
     static long parseSerial(String s) {
         if (s == null) {
             return 0;

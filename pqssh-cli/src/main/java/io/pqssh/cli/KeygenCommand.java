@@ -117,7 +117,7 @@ public final class KeygenCommand implements Callable<Integer> {
             + " 0xSECONDS, always, forever) or +time (default: forever).")
     String validity;
 
-    @Option(names = "-z", paramLabel = "SERIAL", description = "With -s: the certificate serial number (default 0);"
+    @Option(names = "-z", paramLabel = "SERIAL", description = "With -s: the certificate serial number (default 0; +N: N, N+1, ... for the keys given);"
             + " with -k: the KRL version.")
     String serial;
 

@@ -63,6 +63,40 @@ class KeygenCertificateCliTest {
                 ok(CliHarness.pqssh("keygen", "-L", "-f", cert.toString())).out());
     }
 
+    /** {@code -z +N} numbers the certificates of one command line N, N+1, ... as ssh-keygen does. */
+    @Test
+    void serialPlusNumbersEachKeyOfTheCommandLine(@TempDir Path dir) throws Exception {
+        Path ca = CliHarness.sshKeygen(dir.resolve("ca"), "ed25519");
+        List<Path> keys = List.of(CliHarness.sshKeygen(dir.resolve("a"), "ed25519"),
+                CliHarness.sshKeygen(dir.resolve("b"), "ecdsa"), CliHarness.sshKeygen(dir.resolve("c"), "ed25519"));
+        List<String> tail = new ArrayList<>(List.of("-I", "batch", "-z", "+41"));
+        keys.forEach(k -> tail.add(pub(k).toString()));
+        List<String> ours = new ArrayList<>(List.of("keygen", "-s", ca.toString()));
+        ours.addAll(tail);
+        CliHarness.Result signed = ok(CliHarness.pqssh(ours.toArray(String[]::new)));
+        List<String> serials = new ArrayList<>();
+        for (Path k : keys) {
+            Path cert = dir.resolve(k.getFileName() + "-cert.pub");
+            String listing = ok(sshKeygen(dir, "-L", "-f", cert.toString())).out();
+            serials.add(listing.lines().filter(l -> l.strip().startsWith("Serial:")).findFirst().orElse("").strip());
+        }
+        assertEquals(List.of("Serial: 41", "Serial: 42", "Serial: 43"), serials, signed.all());
+        // ssh-keygen numbers the same way
+        List<String> theirs = new ArrayList<>(List.of("-q", "-s", ca.toString()));
+        theirs.addAll(tail);
+        ok(sshKeygen(dir, theirs.toArray(String[]::new)));
+        String third = ok(sshKeygen(dir, "-L", "-f", dir.resolve("c-cert.pub").toString())).out();
+        assertTrue(third.contains("Serial: 43"), third);
+        // a plain serial stays the same for every key; garbage after + is ssh-keygen's error
+        ours.set(ours.indexOf("+41"), "7");
+        ok(CliHarness.pqssh(ours.toArray(String[]::new)));
+        assertTrue(ok(sshKeygen(dir, "-L", "-f", dir.resolve("c-cert.pub").toString())).out()
+                .contains("Serial: 7"));
+        ours.set(ours.indexOf("7"), "+x1");
+        CliHarness.Result bad = CliHarness.pqssh(ours.toArray(String[]::new));
+        assertTrue(bad.rc() != 0 && bad.err().contains("Invalid serial number \"x1\""), bad.all());
+    }
+
     @Test
     void postQuantumCaCertifiesAPostQuantumHostKey(@TempDir Path dir) throws Exception {
         Path ca = dir.resolve("ca_mldsa65");
