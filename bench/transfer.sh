@@ -20,6 +20,13 @@
 #   alternation: OpenSSH, baseline, pqssh, order rotated every repeat; the table gains its MB/s and CPU columns and
 #   pqssh/baseline ratios, an A/B of two builds under the same load), --baseline-opts "JVM flags" (its
 #   PQSSH_JAVA_OPTS; with --baseline ./pqssh, an A/B of a flag or a system property on one build).
+#   --clients LIST (which clients run, comma list of openssh,pqssh; default both: `--clients openssh` measures the
+#   servers with OpenSSH's client only), --server-baseline LAUNCHER (a second pqssh server, e.g. a copied build's
+#   ./pqssh, started beside the other two as server `pqssh-base`: -S sshd,pqssh-base,pqssh gives an A/B of two
+#   server builds under the same load), --server-baseline-opts "JVM flags" (its PQSSH_JAVA_OPTS; with
+#   --server-baseline ./pqssh, an A/B of a flag on one build), --sshd-sftp PATH (sshd's sftp subsystem, default
+#   internal-sftp; /usr/lib/openssh/sftp-server relays through pipes as pqssh's server does).
+#   The servers' order rotates every repeat too. A second table gives each server's CPU per run and per GB moved.
 # Everything it starts is stopped by PID on exit; the work directory is removed.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -34,8 +41,12 @@ server_opts=""
 client_launcher=""
 baseline=""
 baseline_opts=""
+client_list="openssh,pqssh"
+server_baseline=""
+server_baseline_opts=""
+sshd_sftp="internal-sftp"
 usage() {
-  echo "usage: $0 [-s MB] [-n RUNS] [-c CIPHERS] [-S sshd,pqssh] [-m MODES] [-d DIR] [--client-opts F] [--server-opts F] [--client LAUNCHER] [--baseline LAUNCHER] [--baseline-opts F]" >&2
+  echo "usage: $0 [-s MB] [-n RUNS] [-c CIPHERS] [-S sshd,pqssh] [-m MODES] [-d DIR] [--client-opts F] [--server-opts F] [--client LAUNCHER] [--baseline LAUNCHER] [--baseline-opts F] [--clients openssh,pqssh] [--server-baseline LAUNCHER] [--server-baseline-opts F] [--sshd-sftp PATH]" >&2
   exit 2
 }
 while [ $# -gt 0 ]; do
@@ -51,6 +62,10 @@ while [ $# -gt 0 ]; do
     --client) client_launcher="$2"; shift 2 ;;
     --baseline) baseline="$2"; shift 2 ;;
     --baseline-opts) baseline_opts="$2"; shift 2 ;;
+    --clients) client_list="$2"; shift 2 ;;
+    --server-baseline) server_baseline="$2"; shift 2 ;;
+    --server-baseline-opts) server_baseline_opts="$2"; shift 2 ;;
+    --sshd-sftp) sshd_sftp="$2"; shift 2 ;;
     *) usage ;;
   esac
 done
@@ -66,8 +81,29 @@ if [ -n "$baseline" ]; then
   baseline="$(cd "$(dirname "$baseline")" && pwd)/$(basename "$baseline")"
   [ -x "$baseline" ] || { echo "--baseline: $baseline is not an executable launcher" >&2; exit 2; }
 fi
-clients=(openssh pqssh)
-[ -n "$baseline" ] && clients=(openssh base pqssh)
+if [ -n "$server_baseline" ]; then
+  server_baseline="$(cd "$(dirname "$server_baseline")" && pwd)/$(basename "$server_baseline")"
+  [ -x "$server_baseline" ] || { echo "--server-baseline: $server_baseline is not an executable launcher" >&2; exit 2; }
+fi
+clients=()
+IFS=, read -r -a CL <<<"$client_list"
+for cl in "${CL[@]}"; do
+  case "$cl" in
+    openssh) clients+=(openssh) ;;
+    pqssh) [ -n "$baseline" ] && clients+=(base); clients+=(pqssh) ;;
+    *) echo "--clients takes openssh and/or pqssh, got '$cl'" >&2; exit 2 ;;
+  esac
+done
+[ ${#clients[@]} -gt 0 ] || usage
+has_client() { local c; for c in "${clients[@]}"; do [ "$c" = "$1" ] && return 0; done; return 1; }
+IFS=, read -r -a S <<<"$servers"
+for s in "${S[@]}"; do
+  case "$s" in
+    sshd|pqssh) ;;
+    pqssh-base) [ -n "$server_baseline" ] || { echo "-S pqssh-base needs --server-baseline LAUNCHER" >&2; exit 2; } ;;
+    *) echo "-S takes sshd, pqssh and pqssh-base, got '$s'" >&2; exit 2 ;;
+  esac
+done
 me="$(id -un)"
 work="$(mktemp -d "$dir/pqssh-transfer.XXXXXX")"
 chmod 755 "$work"
@@ -82,6 +118,7 @@ trap cleanup EXIT
 "$pqssh" --version >/dev/null  # builds and prepares the start-up cache now, not inside a measured run
 [ "$client_pqssh" = "$pqssh" ] || "$client_pqssh" --version >/dev/null
 [ -z "$baseline" ] || "$baseline" --version >/dev/null
+[ -z "$server_baseline" ] || "$server_baseline" --version >/dev/null
 ssh-keygen -q -t ed25519 -N '' -C bench -f "$work/id_ed25519"
 ssh-keygen -q -t ed25519 -N '' -f "$work/host_ed25519"
 cp "$work/id_ed25519.pub" "$work/authorized_keys"
@@ -111,7 +148,7 @@ KbdInteractiveAuthentication no
 UsePAM no
 StrictModes no
 Ciphers +aes128-ctr,aes256-ctr
-Subsystem sftp internal-sftp
+Subsystem sftp $sshd_sftp
 CONF
 /usr/sbin/sshd -D -e -f "$work/sshd_config" 2>"$work/sshd.log" &
 pid[sshd]=$!; pids+=($!)
@@ -121,6 +158,14 @@ PQSSH_JAVA_OPTS="$server_opts" "$pqssh" server -D -p "${port[pqssh]}" -o ListenA
   -o StrictModes=no >"$work/pqssh-server.log" 2>&1 &
 pid[pqssh]=$!; pids+=($!)
 wait_port "${port[sshd]}"; wait_port "${port[pqssh]}"
+if [ -n "$server_baseline" ]; then
+  port[pqssh-base]=$(free_port)
+  PQSSH_JAVA_OPTS="$server_baseline_opts" "$server_baseline" server -D -p "${port[pqssh-base]}" \
+    -o ListenAddress=127.0.0.1 -o HostKey="$work/host_ed25519" -o AuthorizedKeysFile="$work/authorized_keys" \
+    -o AuthorizedKEMKeysFile=none -o StrictModes=no >"$work/pqssh-base-server.log" 2>&1 &
+  pid[pqssh-base]=$!; pids+=($!)
+  wait_port "${port[pqssh-base]}"
+fi
 
 # options both clients take: own key, own known_hosts, no user config
 common=(-F /dev/null -i "$work/id_ed25519" -o UserKnownHostsFile="$work/known_hosts"
@@ -201,7 +246,6 @@ probe_cipher() { # what the client says it negotiated (client->server)
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 IFS=, read -r -a C <<<"$ciphers"
-IFS=, read -r -a S <<<"$servers"
 IFS=, read -r -a M <<<"$modes"
 declare -A negotiated
 for s in "${S[@]}"; do
@@ -217,11 +261,14 @@ load0=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "# pqssh bulk transfer, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, ${size} MiB, $runs alternated runs," \
   "$(/usr/bin/ssh -V 2>&1 | cut -d, -f1), load average at start $load0"
 echo "# client JVM opts: '${client_opts:-launcher defaults}', server JVM opts: '${server_opts:-launcher defaults}'," \
-  "client launcher: ${client_pqssh#"$here"/}"
+  "client launcher: ${client_pqssh#"$here"/}, clients: ${clients[*]}, sshd sftp subsystem: $sshd_sftp"
+[ -z "$server_baseline" ] || echo "# baseline server (pqssh-base): $server_baseline, its JVM opts: '${server_baseline_opts:-launcher defaults}'"
 [ -z "$baseline" ] || echo "# baseline client: $baseline, its JVM opts: '${baseline_opts:-launcher defaults}'"
 for r in $(seq 1 "$runs"); do
   for c in "${C[@]}"; do
-    for s in "${S[@]}"; do
+    ns=${#S[@]}
+    for j in $(seq 0 $((ns - 1))); do
+      s="${S[$(((j + r) % ns))]}"  # the servers' order rotates every repeat as well
       for m in "${M[@]}"; do
         # the clients' order rotates (two clients: flips) every repeat, so none always runs first
         n=${#clients[@]}
@@ -232,7 +279,8 @@ for r in $(seq 1 "$runs"); do
     done
   done
 done
-if [ -n "$baseline" ]; then
+srvname() { case "$1" in sshd) echo "OpenSSH sshd" ;; pqssh) echo "pqssh server" ;; *) echo "pqssh server (baseline)" ;; esac; }
+if has_client base && has_client openssh; then
   echo
   echo "| mode | cipher (negotiated, pqssh) | server | OpenSSH MB/s | baseline MB/s | pqssh MB/s | pqssh/baseline | OpenSSH CPU s | baseline CPU s | pqssh CPU s | pqssh/baseline CPU |"
   echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
@@ -240,7 +288,7 @@ if [ -n "$baseline" ]; then
     for c in "${C[@]}"; do
       for s in "${S[@]}"; do
         o="$work/res.openssh.$s.$m.$c" b="$work/res.base.$s.$m.$c" p="$work/res.pqssh.$s.$m.$c"
-        awk -v m="$m" -v c="${negotiated[pqssh.$s.$c]}" -v srv="$([ "$s" = sshd ] && echo "OpenSSH sshd" || echo "pqssh server")" \
+        awk -v m="$m" -v c="${negotiated[pqssh.$s.$c]}" -v srv="$(srvname "$s")" \
           -v om="$(cut -d' ' -f1 "$o" | median)" -v bm="$(cut -d' ' -f1 "$b" | median)" -v pm="$(cut -d' ' -f1 "$p" | median)" \
           -v oc="$(cut -d' ' -f2 "$o" | median)" -v bc="$(cut -d' ' -f2 "$b" | median)" -v pc="$(cut -d' ' -f2 "$p" | median)" \
           -v bl="$(cut -d' ' -f2 "$b" | tr '\n' '/' | sed 's:/$::')" -v pl="$(cut -d' ' -f2 "$p" | tr '\n' '/' | sed 's:/$::')" \
@@ -250,6 +298,7 @@ if [ -n "$baseline" ]; then
     done
   done
 fi
+if has_client openssh && has_client pqssh; then
 echo
 echo "| mode | cipher (negotiated, pqssh) | server | OpenSSH MB/s | pqssh MB/s | ratio | OpenSSH CPU s | pqssh CPU s | CPU ratio | server CPU s (OpenSSH / pqssh client) |"
 echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
@@ -261,9 +310,31 @@ for m in "${M[@]}"; do
       oc=$(cut -d' ' -f2 "$o" | median); pc=$(cut -d' ' -f2 "$p" | median)
       os=$(cut -d' ' -f3 "$o" | median); ps=$(cut -d' ' -f3 "$p" | median)
       awk -v m="$m" -v c="${negotiated[pqssh.$s.$c]}" -v s="$s" -v om="$om" -v pm="$pm" -v oc="$oc" -v pc="$pc" \
-        -v os="$os" -v ps="$ps" -v srv="$([ "$s" = sshd ] && echo "OpenSSH sshd" || echo "pqssh server")" \
+        -v os="$os" -v ps="$ps" -v srv="$(srvname "$s")" \
         'BEGIN { printf "| %s | %s | %s | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f / %.2f |\n",
           m, c, srv, om, pm, pm / om, oc, pc, pc / oc, os, ps }'
+    done
+  done
+done
+fi
+# the servers' side: per client, MB/s and the server's CPU (its process and reaped children) per run and per GiB
+echo
+echo "| mode | cipher (negotiated) | client | server | MB/s (runs) | vs sshd | server CPU s (runs) | server CPU s/GiB | vs sshd |"
+echo "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"
+for m in "${M[@]}"; do
+  for c in "${C[@]}"; do
+    for cl in "${clients[@]}"; do
+      for s in "${S[@]}"; do
+        f="$work/res.$cl.$s.$m.$c" ref="$work/res.$cl.sshd.$m.$c"
+        mb=$(cut -d' ' -f1 "$f" | median); sc=$(cut -d' ' -f3 "$f" | median)
+        rmb=""; rsc=""
+        if [ -f "$ref" ]; then rmb=$(cut -d' ' -f1 "$ref" | median); rsc=$(cut -d' ' -f3 "$ref" | median); fi
+        awk -v m="$m" -v c="${negotiated[$cl.$s.$c]}" -v cl="$([ "$cl" = openssh ] && echo OpenSSH || echo "$cl")" \
+          -v srv="$(srvname "$s")" -v mb="$mb" -v sc="$sc" -v rmb="$rmb" -v rsc="$rsc" -v gib="$(awk -v s="$size" 'BEGIN { print s / 1024 }')" \
+          -v ml="$(cut -d' ' -f1 "$f" | tr '\n' '/' | sed 's:/$::')" -v sl="$(cut -d' ' -f3 "$f" | tr '\n' '/' | sed 's:/$::')" \
+          'BEGIN { r1 = "-"; r2 = "-"; if (rmb > 0) r1 = sprintf("%.2f", mb / rmb); if (rsc > 0) r2 = sprintf("%.2f", sc / rsc)
+            printf "| %s | %s | %s | %s | %.0f (%s) | %s | %.2f (%s) | %.2f | %s |\n", m, c, cl, srv, mb, ml, r1, sc, sl, sc / gib, r2 }'
+      done
     done
   done
 done

@@ -23,7 +23,7 @@ import io.pqssh.server.login.Account;
  * is lost (as in sshd, a background job that keeps them open keeps the channel open). {@code signal} requests go to
  * the process with {@code kill(2)}; a process killed by a signal is reported with {@code exit-signal}.
  */
-final class ProcessSession extends SpawnedCommand {
+final class ProcessSession extends SpawnedCommand implements org.apache.sshd.server.channel.ChannelSessionAware {
     private static final Logger LOG = LoggerFactory.getLogger(ProcessSession.class);
     private static final int BUFFER = 64 * 1024;
     private static final int SIGTERM = 15;
@@ -32,6 +32,8 @@ final class ProcessSession extends SpawnedCommand {
 
     private final boolean subsystem;
     private final java.util.List<String> direct;
+    /** The client's data for the process's stdin (set before {@link #start}, when MINA prepares the command). */
+    private ProcessInput input;
 
     /** @param command the command line, or null for the login shell */
     ProcessSession(String command) {
@@ -48,6 +50,13 @@ final class ProcessSession extends SpawnedCommand {
         this.command = command;
         this.subsystem = subsystem;
         this.direct = direct == null ? null : java.util.List.copyOf(direct);
+    }
+
+    /** Takes the channel's data with {@link ProcessInput} instead of MINA's piped stream (issue 25). */
+    @Override
+    public void setChannelSession(ChannelSession session) {
+        input = new ProcessInput(session.getLocalWindow());
+        session.setDataReceiver(input);
     }
 
     @Override
@@ -98,7 +107,18 @@ final class ProcessSession extends SpawnedCommand {
         SessionFd fromErr = new SessionFd(stderr[0]);
         Thread outThread = daemon("session-out-" + pid, () -> drain(fromOut, out));
         Thread errThread = daemon("session-err-" + pid, () -> drain(fromErr, err));
-        daemon("session-in-" + pid, () -> copy(in, toProcess.output(BUFFER), BUFFER, true));
+        ProcessInput stdinData = input;
+        if (stdinData != null) {
+            daemon("session-in-" + pid, () -> {
+                try {
+                    stdinData.pumpTo(toProcess, BUFFER);
+                } finally {
+                    toProcess.close();
+                }
+            });
+        } else {
+            daemon("session-in-" + pid, () -> copy(in, toProcess.output(BUFFER), BUFFER, true));
+        }
         daemon("session-wait-" + pid, () -> awaitExit(p, outThread, errThread));
         LOG.debug("session for {} (uid {}): pid {}", account.name(), account.uid(), pid);
     }
