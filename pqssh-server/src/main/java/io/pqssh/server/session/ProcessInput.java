@@ -42,10 +42,25 @@ final class ProcessInput implements ChannelDataReceiver {
     private boolean broken;
     /** Whether {@link #pumpTo} sleeps on {@link #ready}: a packet wakes it only then (no unpark per packet). */
     private boolean waiting;
-    private final LocalWindow window;
+    private final WindowRelease window;
 
-    /** @param window the channel's local window, which grows back as the process takes the data */
-    ProcessInput(LocalWindow window) {
+    /** Gives {@code n} bytes of the channel's window back to the client. */
+    @FunctionalInterface
+    interface WindowRelease {
+        void release(long n) throws IOException;
+
+        /** The channel's local window, while it is open. */
+        static WindowRelease of(LocalWindow w) {
+            return n -> {
+                if (w.isOpen()) {
+                    w.release(n);
+                }
+            };
+        }
+    }
+
+    /** @param window how the channel's window grows back as the process takes the data */
+    ProcessInput(WindowRelease window) {
         this.window = window;
     }
 
@@ -183,12 +198,10 @@ final class ProcessInput implements ChannelDataReceiver {
                 }
                 return;
             }
-            if (window.isOpen()) {
-                try {
-                    window.release(len);
-                } catch (IOException e) {
-                    return; // the channel is gone
-                }
+            try {
+                window.release(len);
+            } catch (IOException e) {
+                return; // the channel is gone
             }
         }
     }

@@ -55,7 +55,7 @@ final class ProcessSession extends SpawnedCommand implements org.apache.sshd.ser
     /** Takes the channel's data with {@link ProcessInput} instead of MINA's piped stream (issue 25). */
     @Override
     public void setChannelSession(ChannelSession session) {
-        input = new ProcessInput(session.getLocalWindow());
+        input = new ProcessInput(ProcessInput.WindowRelease.of(session.getLocalWindow()));
         session.setDataReceiver(input);
     }
 
