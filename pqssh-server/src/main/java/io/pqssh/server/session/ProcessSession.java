@@ -26,6 +26,14 @@ import io.pqssh.server.login.Account;
 final class ProcessSession extends SpawnedCommand implements org.apache.sshd.server.channel.ChannelSessionAware {
     private static final Logger LOG = LoggerFactory.getLogger(ProcessSession.class);
     private static final int BUFFER = 64 * 1024;
+    /**
+     * The stdin and stdout pipes' size, and the copy buffer with it (system property {@value #PIPE_PROPERTY}, bytes;
+     * 0 keeps Linux's 64 KiB). With 64 KiB a bulk transfer fills the pipe with about two 32 KiB packets or SFTP
+     * replies, so the process and the relay thread each block and wake up for every one or two of them (issue 25).
+     */
+    static final String PIPE_PROPERTY = "pqssh.server.pipeSize";
+    private static final int PIPE_SIZE = Integer.getInteger(PIPE_PROPERTY, 1024 * 1024);
+    private static final int BULK_BUFFER = 256 * 1024;
     private static final int SIGTERM = 15;
 
     private final String command;
@@ -99,19 +107,23 @@ final class ProcessSession extends SpawnedCommand implements org.apache.sshd.ser
         int[] stdin = pipes[0];
         int[] stdout = pipes[1];
         int[] stderr = pipes[2];
+        // our ends only: each end of a pipe sets the size of the one buffer both share
+        boolean large = PIPE_SIZE > BUFFER && SessionNative.setPipeSize(stdin[1], PIPE_SIZE)
+                & SessionNative.setPipeSize(stdout[0], PIPE_SIZE);
+        int copyBuffer = large ? BULK_BUFFER : BUFFER;
         process = p;
         env.addSignalListener((ch, signal) -> signalProcess(signal));
         int pid = p.pid();
         SessionFd toProcess = new SessionFd(stdin[1]);
         SessionFd fromOut = new SessionFd(stdout[0]);
         SessionFd fromErr = new SessionFd(stderr[0]);
-        Thread outThread = daemon("session-out-" + pid, () -> drain(fromOut, out));
-        Thread errThread = daemon("session-err-" + pid, () -> drain(fromErr, err));
+        Thread outThread = daemon("session-out-" + pid, () -> drain(fromOut, out, copyBuffer));
+        Thread errThread = daemon("session-err-" + pid, () -> drain(fromErr, err, BUFFER));
         ProcessInput stdinData = input;
         if (stdinData != null) {
             daemon("session-in-" + pid, () -> {
                 try {
-                    stdinData.pumpTo(toProcess, BUFFER);
+                    stdinData.pumpTo(toProcess, copyBuffer);
                 } finally {
                     toProcess.close();
                 }
@@ -123,9 +135,9 @@ final class ProcessSession extends SpawnedCommand implements org.apache.sshd.ser
         LOG.debug("session for {} (uid {}): pid {}", account.name(), account.uid(), pid);
     }
 
-    private static void drain(SessionFd from, OutputStream to) {
+    private static void drain(SessionFd from, OutputStream to, int buffer) {
         try {
-            copy(from.input(BUFFER), to, BUFFER, false);
+            copy(from.input(buffer), to, buffer, false);
         } finally {
             from.close();
         }

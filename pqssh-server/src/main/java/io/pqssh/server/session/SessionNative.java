@@ -228,6 +228,20 @@ final class SessionNative {
         }
     }
 
+    private static final int F_SETPIPE_SZ = 1031;
+
+    /**
+     * Asks Linux for a pipe buffer of {@code bytes} (rounded up to a power of two pages; at most
+     * /proc/sys/fs/pipe-max-size unless privileged). False if refused: the pipe keeps the size it had.
+     */
+    static boolean setPipeSize(int fd, int bytes) {
+        try {
+            return C.fcntl(fd, F_SETPIPE_SZ, bytes) >= bytes;
+        } catch (LastErrorException e) {
+            return false;
+        }
+    }
+
     private static final int F_GETFL = 3;
     private static final int F_SETFL = 4;
     private static final int O_NONBLOCK = 04000;
