@@ -18,9 +18,12 @@ final class CbomStrings {
 
     static String clean(String s) {
         String t = s.trim();
-        for (int i = 0; i < t.length(); i++) {
+        for (int i = 0, n = t.length(); i < n; i++) {
             char c = t.charAt(i);
-            if (c == '\r' || c == '\n' || c == '\t' || c == ' ' && i + 1 < t.length() && t.charAt(i + 1) == ' ') {
+            if (c > ' ') {
+                continue; // nearly every character: one comparison
+            }
+            if (c == '\r' || c == '\n' || c == '\t' || c == ' ' && i + 1 < n && t.charAt(i + 1) == ' ') {
                 return t.replace("\r\n", " ").replace("\n", " ").replace("\t", " ").replace("\r", " ")
                         .replaceAll(" +", " ");
             }

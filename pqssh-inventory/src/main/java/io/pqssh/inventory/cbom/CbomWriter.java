@@ -1,10 +1,8 @@
 package io.pqssh.inventory.cbom;
 
+import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.StringWriter;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,6 +16,8 @@ import java.util.UUID;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.StreamWriteFeature;
+import com.fasterxml.jackson.core.io.SerializedString;
+import com.fasterxml.jackson.core.util.JsonGeneratorDelegate;
 import com.fasterxml.jackson.databind.BeanDescription;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.JsonSerializer;
@@ -69,7 +69,7 @@ public final class CbomWriter implements AutoCloseable {
     private final ObjectWriter json;
     private final JsonGenerator g;
     private final Path depsFile;
-    private final Writer depsWriter;
+    private final OutputStream depsOut;
     private final JsonGenerator deps;
     private final Set<String> algorithms = new HashSet<>();
     /** The library's own path: each batch serialized as a BOM through a JSON tree (the tests' reference). */
@@ -81,12 +81,11 @@ public final class CbomWriter implements AutoCloseable {
      * Shared {@link CryptoProperties} instances (one per distinct KEXINIT, see {@link #share}) and their JSON as the
      * library rendered them the first time: later components write those bytes again instead of the ~40 strings.
      */
-    private final Map<CryptoProperties, String> shared = new IdentityHashMap<>();
+    private final Map<CryptoProperties, SerializedString> shared = new IdentityHashMap<>();
     private boolean rendering;
     /** Renders one dependency at a time through the library's own serializer (no JSON tree between). */
     private final DependencySerializer dependencySerializer = new DependencySerializer();
-    private final StringWriter dependencyText = new StringWriter();
-    private JsonGenerator dependencyGenerator;
+    private InsideArray dependencyGenerator;
 
     /** Exposes the ObjectMapper that CycloneDX sets up for one schema version. */
     private static final class Generator extends BomJsonGenerator {
@@ -96,6 +95,9 @@ public final class CbomWriter implements AutoCloseable {
                 // before anything is serialized (the mapper caches the serializer it finds first for String), and
                 // registered last, so it wins over the library's
                 mapper.registerModule(CbomStrings.module());
+                // the model's getters called through generated accessors: reflection was the largest single cost
+                // of a million-target CBOM (JFR, 2026-12-06); the serializers, their order and output are the same
+                mapper.registerModule(new com.fasterxml.jackson.module.blackbird.BlackbirdModule());
                 mapper.registerModule(new SimpleModule("pqssh-cbom-shared").setSerializerModifier(
                         new BeanSerializerModifier() {
                             @Override
@@ -149,8 +151,9 @@ public final class CbomWriter implements AutoCloseable {
         }
         g.writeArrayFieldStart("components");
         this.depsFile = Files.createTempFile("pqssh-cbom-deps", ".json");
-        this.depsWriter = Files.newBufferedWriter(depsFile, StandardCharsets.UTF_8);
-        this.deps = mapper.getFactory().createGenerator(depsWriter);
+        // bytes, as the document: the library's serializer writes each dependency straight into this generator
+        this.depsOut = new BufferedOutputStream(Files.newOutputStream(depsFile), 1 << 16);
+        this.deps = mapper.getFactory().createGenerator(depsOut, JsonEncoding.UTF8);
         deps.writeStartArray();
     }
 
@@ -167,7 +170,7 @@ public final class CbomWriter implements AutoCloseable {
 
         @Override
         public void serialize(Object value, JsonGenerator gen, SerializerProvider provider) throws IOException {
-            String text = rendering ? null : shared.get(value);
+            SerializedString text = rendering ? null : shared.get(value);
             if (text == null) {
                 if (rendering || !shared.containsKey(value)) {
                     library.serialize(value, gen, provider);
@@ -175,7 +178,8 @@ public final class CbomWriter implements AutoCloseable {
                 }
                 rendering = true;
                 try {
-                    text = json.writeValueAsString(value);
+                    // kept as its UTF-8 bytes, which the generator copies as they are
+                    text = new SerializedString(json.writeValueAsString(value));
                 } finally {
                     rendering = false;
                 }
@@ -317,29 +321,55 @@ public final class CbomWriter implements AutoCloseable {
             } else {
                 for (Dependency d : dependencies) {
                     deps.writeRaw('\n');
-                    deps.writeRawValue(render(d));
+                    render(d);
                 }
             }
         }
     }
 
-    /** One top-level dependency as the library's DependencySerializer writes it inside the BOM's array. */
-    private String render(Dependency d) throws IOException {
+    /**
+     * One top-level dependency as the library's DependencySerializer writes it inside the BOM's array, straight into
+     * the dependencies array: the serializer writes an array around the list, which the document already has open.
+     */
+    private void render(Dependency d) throws IOException {
         if (dependencyGenerator == null) {
-            dependencyGenerator = mapper.getFactory().createGenerator(dependencyText);
-            // one root value after another: no separator between them
-            dependencyGenerator.setRootValueSeparator(null);
+            dependencyGenerator = new InsideArray(deps);
         }
-        dependencyText.getBuffer().setLength(0);
-        DependencyList one = new DependencyList(List.of(d));
-        dependencySerializer.serialize(one, dependencyGenerator, mapper.getSerializerProviderInstance());
-        dependencyGenerator.flush();
-        StringBuffer b = dependencyText.getBuffer();
-        // the serializer writes the array around the list; the document's array is already open
-        if (b.length() < 2 || b.charAt(0) != '[' || b.charAt(b.length() - 1) != ']') {
-            throw new IOException("CycloneDX wrote an unexpected dependency form: " + b);
+        InsideArray inside = dependencyGenerator;
+        inside.outer = 0;
+        dependencySerializer.serialize(new DependencyList(List.of(d)), inside, mapper.getSerializerProviderInstance());
+        if (inside.outer != 2 || inside.depth != 0) {
+            throw new IOException("CycloneDX wrote an unexpected dependency form for " + d.getRef());
         }
-        return b.substring(1, b.length() - 1);
+    }
+
+    /** Leaves out the outermost array a serializer writes; everything inside goes to the generator as it is. */
+    private static final class InsideArray extends JsonGeneratorDelegate {
+        int depth;
+        /** Outermost array starts and ends seen: 2 for one array. */
+        int outer;
+
+        InsideArray(JsonGenerator g) {
+            super(g, false);
+        }
+
+        @Override
+        public void writeStartArray() throws IOException {
+            if (depth++ == 0) {
+                outer++;
+            } else {
+                super.writeStartArray();
+            }
+        }
+
+        @Override
+        public void writeEndArray() throws IOException {
+            if (--depth == 0) {
+                outer++;
+            } else {
+                super.writeEndArray();
+            }
+        }
     }
 
     /** Closes the components, copies the dependencies after them, adds the document properties, and flushes. */
@@ -350,7 +380,7 @@ public final class CbomWriter implements AutoCloseable {
         deps.writeRaw('\n');
         deps.writeEndArray();
         deps.close();
-        depsWriter.close();
+        depsOut.close();
         g.writeFieldName("dependencies");
         g.writeRawValue("");
         g.flush();
@@ -379,7 +409,7 @@ public final class CbomWriter implements AutoCloseable {
     public void close() throws IOException {
         try {
             deps.close();
-            depsWriter.close();
+            depsOut.close();
             g.close();
         } finally {
             Files.deleteIfExists(depsFile);

@@ -6,6 +6,7 @@ import java.util.Map;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.io.SerializedString;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.core.util.MinimalPrettyPrinter;
 
 import io.pqssh.inventory.scan.Algorithms;
@@ -45,6 +46,19 @@ final class TargetJson {
                 }
                 g.writeFieldName("kexAlgorithms");
                 g.writeRawValue(f);
+            } else if (g.getPrettyPrinter() != null && g.getPrettyPrinter().getClass() == DefaultPrettyPrinter.class
+                    && depth(g) == DOCUMENT_DEPTH) {
+                // the JSON document: the indented KEXINIT part is also the same for every host with this
+                // configuration, as every target sits at the same depth (root object, targets array, target)
+                KexCache.Entry e = KexCache.of(k);
+                String f = e.documentFragment();
+                if (f == null) {
+                    f = indentedFragment(k, e.classification(), e.weaknesses());
+                    e.documentFragment(f);
+                }
+                // the fragment starts with the separator before kexAlgorithms; the generator still counts the
+                // fields before it, so the next field gets its separator as before
+                g.writeRaw(f);
             } else {
                 kexFields(g, k, c, Algorithms.weaknesses(k));
             }
@@ -115,6 +129,40 @@ final class TargetJson {
         g.writeStringField("validBefore", c.validBefore());
         g.writeBooleanField("classicalCa", c.classicalCa());
         g.writeEndObject();
+    }
+
+    /** Nesting of a target object in the JSON document: root object, targets array, the target. */
+    private static final int DOCUMENT_DEPTH = 3;
+
+    private static int depth(JsonGenerator g) {
+        int d = 0;
+        for (com.fasterxml.jackson.core.JsonStreamContext x = g.getOutputContext(); x != null && !x.inRoot();
+                x = x.getParent()) {
+            d++;
+        }
+        return d;
+    }
+
+    /**
+     * The KEXINIT fields of a target as the document's pretty printer writes them at {@link #DOCUMENT_DEPTH}, with
+     * the separator before the first one: {@code ,\n      "kexAlgorithms" : [ ... ], ... "info" : [ ... ]}.
+     */
+    private static String indentedFragment(KexInit k, Classification c, List<Algorithms.Weakness> w)
+            throws IOException {
+        java.io.StringWriter sw = new java.io.StringWriter(4096);
+        try (JsonGenerator g = ScanSinks.JSON.createGenerator(sw)) {
+            // a new one, as the document's (a copy of the document's would carry its current nesting)
+            g.setPrettyPrinter(new DefaultPrettyPrinter());
+            g.writeStartObject();
+            g.writeArrayFieldStart("targets");
+            g.writeStartObject();
+            g.writeNumberField("millis", 0);
+            g.flush();
+            int start = sw.getBuffer().length();
+            kexFields(g, k, c, w);
+            g.flush();
+            return sw.getBuffer().substring(start);
+        }
     }
 
     /** The kexAlgorithms value and the fields after it, compact: {@code [..],"pqKexOffered":[..],...}. */

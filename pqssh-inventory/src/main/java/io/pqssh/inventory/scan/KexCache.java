@@ -19,6 +19,7 @@ public final class KexCache {
         private final Classification classification;
         private final List<Algorithms.Weakness> weaknesses;
         private volatile Object jsonFragment;
+        private volatile String documentFragment;
 
         Entry(KexInit k) {
             this.kexInit = k;
@@ -45,6 +46,15 @@ public final class KexCache {
 
         public void jsonFragment(Object s) {
             jsonFragment = s;
+        }
+
+        /** The indented fragment the JSON document writes for this KEXINIT (see the report writer), or null. */
+        public String documentFragment() {
+            return documentFragment;
+        }
+
+        public void documentFragment(String s) {
+            documentFragment = s;
         }
     }
 
