@@ -7,6 +7,7 @@
 #        SINK=json|csv|html  the JSON, CSV or HTML report is the only sink (--json, --csv, --html FILE)
 #        SINK="json cbom" RUNS=2 ...  each sink in turn, RUNS times each, on the same generated input
 #        INPUT=FILE.gz  keep the generated input there (or reuse it if present); KEEP=PREFIX keeps each output;
+#        CLI_DIR=DIR  the CLI jar and lib/ from DIR (default: this work tree's, built when missing)
 #        BENCH_JAVA_OPTS  more JVM options (e.g. -XX:StartFlightRecording=filename=F.jfr)
 # Needs about 0.1 GB of gzip input and 1.3 GB of JSON Lines output per million records in $BENCH_DIR (/tmp).
 set -euo pipefail
@@ -16,10 +17,15 @@ export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
 dir="${BENCH_DIR:-/tmp}/pqssh-zgrab2-bench.$$"
 mkdir -p "$dir"
 trap 'rm -rf "$dir"' EXIT
-"$root/pqssh" --version >/dev/null   # builds the CLI when needed
-# a private copy of the CLI, so that a rebuild of the work tree during a long run cannot change it
+# a private copy of the CLI, so that a rebuild of the work tree during a long run cannot change it;
+# CLI_DIR=DIR takes the jar and lib/ from DIR instead (to compare two builds on the same input)
 mkdir -p "$dir/cli"
-cp -r "$root/pqssh-cli/target/pqssh-cli-0.1.0-SNAPSHOT.jar" "$root/pqssh-cli/target/lib" "$dir/cli/"
+if [ -n "${CLI_DIR:-}" ]; then
+  cp -r "$CLI_DIR/pqssh-cli-0.1.0-SNAPSHOT.jar" "$CLI_DIR/lib" "$dir/cli/"
+else
+  "$root/pqssh" --version >/dev/null   # builds the CLI when needed
+  cp -r "$root/pqssh-cli/target/pqssh-cli-0.1.0-SNAPSHOT.jar" "$root/pqssh-cli/target/lib" "$dir/cli/"
+fi
 cp="$dir/cli/pqssh-cli-0.1.0-SNAPSHOT.jar:$dir/cli/lib/*"
 for n in "${@:-1000000 5000000}"; do
   for count in $n; do

@@ -145,7 +145,7 @@ final class TargetJson {
 
     /**
      * The KEXINIT fields of a target as the document's pretty printer writes them at {@link #DOCUMENT_DEPTH}, with
-     * the separator before the first one: {@code ,\n      "kexAlgorithms" : [ ... ], ... "info" : [ ... ]}.
+     * the separator before the first one: {@code ,\n    "kexAlgorithms" : [ ... ], ... "info" : [ ... ]}.
      */
     private static String indentedFragment(KexInit k, Classification c, List<Algorithms.Weakness> w)
             throws IOException {
