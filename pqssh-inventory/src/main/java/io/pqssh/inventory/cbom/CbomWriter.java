@@ -86,6 +86,8 @@ public final class CbomWriter implements AutoCloseable {
     /** Renders one dependency at a time through the library's own serializer (no JSON tree between). */
     private final DependencySerializer dependencySerializer = new DependencySerializer();
     private InsideArray dependencyGenerator;
+    /** Dependency lists many targets begin with (one per distinct KEXINIT), rendered once. */
+    private final Map<List<Dependency>, SerializedString> sharedRefs = new IdentityHashMap<>();
 
     /** Exposes the ObjectMapper that CycloneDX sets up for one schema version. */
     private static final class Generator extends BomJsonGenerator {
@@ -291,6 +293,15 @@ public final class CbomWriter implements AutoCloseable {
 
     /** Writes a batch: its components now, its dependencies into the dependencies array. */
     public void write(List<Component> components, List<Dependency> dependencies) throws IOException {
+        write(components, dependencies, List.of());
+    }
+
+    /**
+     * As {@link #write(List, List)}; each dependency that begins with the elements of {@code shared} (a list many
+     * targets begin with, not changed again) writes their refs as the library rendered them the first time.
+     */
+    void write(List<Component> components, List<Dependency> dependencies, List<Dependency> shared)
+            throws IOException {
         if (components.isEmpty() && dependencies.isEmpty()) {
             return;
         }
@@ -321,7 +332,7 @@ public final class CbomWriter implements AutoCloseable {
             } else {
                 for (Dependency d : dependencies) {
                     deps.writeRaw('\n');
-                    render(d);
+                    render(d, shared);
                 }
             }
         }
@@ -331,16 +342,63 @@ public final class CbomWriter implements AutoCloseable {
      * One top-level dependency as the library's DependencySerializer writes it inside the BOM's array, straight into
      * the dependencies array: the serializer writes an array around the list, which the document already has open.
      */
-    private void render(Dependency d) throws IOException {
+    private void render(Dependency d, List<Dependency> shared) throws IOException {
         if (dependencyGenerator == null) {
             dependencyGenerator = new InsideArray(deps);
         }
         InsideArray inside = dependencyGenerator;
+        SerializedString prefix = null;
+        if (!shared.isEmpty() && startsWith(d.getDependencies(), shared)) {
+            prefix = sharedRefs.get(shared);
+            if (prefix == null) {
+                prefix = refs(shared);
+                sharedRefs.put(shared, prefix);
+            }
+        }
         inside.outer = 0;
+        inside.prefix = prefix;
+        inside.skip = prefix == null ? 0 : shared.size();
         dependencySerializer.serialize(new DependencyList(List.of(d)), inside, mapper.getSerializerProviderInstance());
-        if (inside.outer != 2 || inside.depth != 0) {
+        if (inside.outer != 2 || inside.depth != 0 || inside.skip != 0) {
             throw new IOException("CycloneDX wrote an unexpected dependency form for " + d.getRef());
         }
+    }
+
+    private static boolean startsWith(List<Dependency> all, List<Dependency> prefix) {
+        if (all == null || all.size() < prefix.size()) {
+            return false;
+        }
+        for (int i = 0; i < prefix.size(); i++) {
+            if (all.get(i) != prefix.get(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The refs of {@code uses} as the library's DependencySerializer writes them in a {@code dependsOn} array,
+     * commas between, no brackets: {@code "crypto/kex/a","crypto/kex/b"}.
+     */
+    private SerializedString refs(List<Dependency> uses) throws IOException {
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        try (JsonGenerator one = mapper.getFactory().createGenerator(b, JsonEncoding.UTF8)) {
+            Dependency probe = new Dependency("-");
+            probe.setDependencies(uses);
+            dependencySerializer.serialize(new DependencyList(List.of(probe)), one,
+                    mapper.getSerializerProviderInstance());
+        }
+        String text = b.toString(java.nio.charset.StandardCharsets.UTF_8);
+        String head = "[{\"ref\":\"-\",\"dependsOn\":[";
+        if (!text.startsWith(head) || !text.endsWith("]}]")) {
+            throw new IOException("CycloneDX wrote an unexpected dependency form: " + text);
+        }
+        return new SerializedString(text.substring(head.length(), text.length() - 3));
+    }
+
+    /** {@code uses} will not be written again: its rendering is dropped. */
+    void forget(List<Dependency> uses) {
+        sharedRefs.remove(uses);
     }
 
     /** Leaves out the outermost array a serializer writes; everything inside goes to the generator as it is. */
@@ -348,6 +406,9 @@ public final class CbomWriter implements AutoCloseable {
         int depth;
         /** Outermost array starts and ends seen: 2 for one array. */
         int outer;
+        /** The rendered refs written instead of the first {@link #skip} refs of the dependsOn array, or null. */
+        SerializedString prefix;
+        int skip;
 
         InsideArray(JsonGenerator g) {
             super(g, false);
@@ -360,6 +421,20 @@ public final class CbomWriter implements AutoCloseable {
             } else {
                 super.writeStartArray();
             }
+        }
+
+        @Override
+        public void writeString(String text) throws IOException {
+            if (skip > 0 && depth == 2) {
+                if (prefix != null) {
+                    // one raw value for all of them: the generator puts the comma before the next ref
+                    delegate.writeRawValue(prefix);
+                    prefix = null;
+                }
+                skip--;
+                return;
+            }
+            super.writeString(text);
         }
 
         @Override

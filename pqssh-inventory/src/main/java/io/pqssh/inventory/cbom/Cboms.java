@@ -68,6 +68,7 @@ public final class Cboms {
                         return false;
                     }
                     w.unshare(eldest.getValue().cryptoProperties());
+                    w.forget(eldest.getValue().uses());
                     return true;
                 }
             } : null;
@@ -122,6 +123,7 @@ public final class Cboms {
                     Offer old = offers.put(key, o);
                     if (old != null) {
                         w.unshare(old.cryptoProperties());
+                        w.forget(old.uses());
                     }
                 }
                 return o;
@@ -154,7 +156,9 @@ public final class Cboms {
                     use.setDependencies(uses);
                 }
                 batch.add(protocol(r, self, offer.cryptoProperties(), location));
-                w.write(batch, List.of(use));
+                // the offer's refs are rendered once only when the offer is kept (and forgotten with it)
+                boolean kept = offers != null && r.kexInit() != null && r.classification() != null;
+                w.write(batch, List.of(use), kept ? offer.uses() : List.of());
             }
 
             @Override
