@@ -88,6 +88,7 @@ class OpenSshDefaultsTest {
         assertEquals(kex, c.list(KexInitCapture.KEX), "KexAlgorithms");
 
         List<String> hostKeys = without(names(f, "openssh.hostkey"), names(f, "pqssh.hostkey.remove"));
+        hostKeys.addAll(names(f, "pqssh.hostkey.append-certificates"));
         hostKeys.addAll(names(f, "pqssh.hostkey.append"));
         // the client also offers OpenSSH 10.6's name of the ML-DSA-44+Ed25519 composite (issue 23), before the
         // 10.4/10.5 one, so it verifies host keys of either generation; the library's server list keeps one name
