@@ -434,12 +434,24 @@ final class ForwardingHarness implements AutoCloseable {
         return readUpTo(s.getInputStream(), data.length);
     }
 
-    /** Reads until {@code n} bytes came or the stream ended (bounded by the stream's own read timeout). */
+    /**
+     * Reads until {@code n} bytes came or the stream ended (bounded by the stream's own read timeout). A reset ends
+     * it as an end of stream does: a forwarder that refuses the channel closes its local socket, and when our bytes
+     * are still unread in it the kernel answers with RST instead of FIN (which of the two depends only on timing).
+     */
     static byte[] readUpTo(InputStream in, int n) throws IOException {
         java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
         byte[] buf = new byte[16384];
         while (got.size() < n) {
-            int r = in.read(buf);
+            int r;
+            try {
+                r = in.read(buf);
+            } catch (java.net.SocketException e) {
+                if (!"Connection reset".equals(e.getMessage())) {
+                    throw e;
+                }
+                break;
+            }
             if (r < 0) {
                 break;
             }
