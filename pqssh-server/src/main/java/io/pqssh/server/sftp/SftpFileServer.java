@@ -289,6 +289,7 @@ public final class SftpFileServer {
             status(id, PERMISSION_DENIED);
             return;
         }
+        int mark = out.len;
         try {
             switch (type) {
                 case OPEN -> open(id, m);
@@ -313,6 +314,11 @@ public final class SftpFileServer {
             }
         } catch (Malformed e) {
             throw new Malformed("process_" + name + ": parse: " + e.getMessage());
+        } catch (RuntimeException e) {
+            // e.g. a name the JDK cannot make a Path of: the request fails, the session goes on
+            log(L_ERROR, name + ": " + e);
+            out.len = mark;
+            status(id, FAILURE);
         }
     }
 
@@ -363,12 +369,16 @@ public final class SftpFileServer {
     // ---------------------------------------------------------------- replies
 
     private void status(int id, int code) {
+        status(id, code, STATUS_MESSAGES[code]);
+    }
+
+    private void status(int id, int code, String message) {
         log(L_DEBUG3, "request " + Integer.toUnsignedString(id) + ": sent status " + code);
-        if (code != OK) log(L_VERBOSE, "sent status " + STATUS_MESSAGES[code]);
+        if (code != OK) log(L_VERBOSE, "sent status " + message);
         out.begin(STATUS);
         out.u32(id);
         out.u32(code);
-        out.str(STATUS_MESSAGES[code]);
+        out.str(message);
         out.str("");
         out.end();
     }
@@ -524,7 +534,7 @@ public final class SftpFileServer {
     }
 
     private void fstat(int id, Msg m) throws Malformed {
-        Handle h = handle(m.handle(), true);
+        Handle h = fileHandle(m.handle());
         if (h == null) { status(id, FAILURE); return; }
         log(L_INFO, "fstat \"" + h.path + "\"");
         try {
@@ -749,6 +759,9 @@ public final class SftpFileServer {
         } catch (IOException e) {
             out.cancel();
             status(id, e);
+        } catch (java.nio.channels.NonReadableChannelException e) {
+            out.cancel();
+            status(id, NO_SUCH_FILE); // sftp-server: read(2) on a write-only descriptor, EBADF
         }
     }
 
@@ -766,6 +779,8 @@ public final class SftpFileServer {
             status(id, OK);
         } catch (IOException e) {
             status(id, e);
+        } catch (java.nio.channels.NonWritableChannelException e) {
+            status(id, NO_SUCH_FILE); // sftp-server: write(2) on a read-only descriptor, EBADF
         }
     }
 
@@ -858,12 +873,12 @@ public final class SftpFileServer {
         String sz = Long.toUnsignedString(s.size());
         for (int k = sz.length(); k < 8; k++) b.append(' ');
         b.append(sz).append(' ');
-        if (s.mtime() != 0) {
+        {
             LocalDateTime t = LocalDateTime.ofEpochSecond(s.mtime(), 0, offsetAt(s.mtime()));
             b.append(MONTHS[t.getMonthValue() - 1]).append(' ');
             if (t.getDayOfMonth() < 10) b.append(' ');
             b.append(t.getDayOfMonth()).append(' ');
-            if (now - s.mtime() < (365L * 24 * 60 * 60) / 2) {
+            if (s.mtime() <= now && now - s.mtime() < (365L * 24 * 60 * 60) / 2) {
                 if (t.getHour() < 10) b.append('0');
                 b.append(t.getHour()).append(':');
                 if (t.getMinute() < 10) b.append('0');
@@ -1044,6 +1059,7 @@ public final class SftpFileServer {
             status(id, PERMISSION_DENIED);
             return;
         }
+        int mark = out.len;
         try {
             switch (shortName) {
                 case "posix-rename" -> posixRename(id, m);
@@ -1064,6 +1080,11 @@ public final class SftpFileServer {
             }
         } catch (Malformed e) {
             throw new Malformed("process_extended_" + shortName.replace('-', '_') + ": parse: " + e.getMessage());
+        }
+        catch (RuntimeException e) {
+            log(L_ERROR, shortName + ": " + e);
+            out.len = mark;
+            status(id, FAILURE);
         }
     }
 
@@ -1136,7 +1157,7 @@ public final class SftpFileServer {
             int slash = p.indexOf('/');
             String who = slash < 0 ? p.substring(1) : p.substring(1, slash);
             String dir = who.equals(options.user()) ? options.home() : SftpServerOptions.passwdHome(who);
-            if (dir == null) { status(id, FAILURE); return; }
+            if (dir == null) { status(id, NO_SUCH_FILE, "no such user"); return; }
             p = slash < 0 ? dir : dir + p.substring(slash);
         }
         try {
@@ -1156,7 +1177,7 @@ public final class SftpFileServer {
         long woff = m.u64();
         if (r == null || w == null) { status(id, FAILURE); return; }
         if ((w.pflags & FXF_WRITE) == 0 || ((r.pflags & FXF_READ) == 0 && (r.pflags & FXF_WRITE) != 0)) {
-            status(id, FAILURE);
+            status(id, NO_SUCH_FILE); // sftp-server: EBADF from the descriptor's access mode
             return;
         }
         if (r == w && (rlen == 0 || (roff < woff + (rlen) && woff < roff + rlen))) {
@@ -1202,12 +1223,17 @@ public final class SftpFileServer {
         out.begin(EXTENDED_REPLY);
         out.u32(id);
         int at = out.beginString();
-        while (uids.left() >= 4) { int u = uids.u32(); out.str(users.getOrDefault(u, userNames.getOrDefault(u, ""))); }
+        while (uids.left() >= 4) { int u = uids.u32(); out.str(users.getOrDefault(u, known(userNames.get(u), u))); }
         out.endString(at);
         at = out.beginString();
-        while (gids.left() >= 4) { int g = gids.u32(); out.str(groups.getOrDefault(g, groupNames.getOrDefault(g, ""))); }
+        while (gids.left() >= 4) { int g = gids.u32(); out.str(groups.getOrDefault(g, known(groupNames.get(g), g))); }
         out.endString(at);
         out.end();
+    }
+
+    /** A name the JDK looked up for a listing, "" when it had only the number (no such user). */
+    private static String known(String name, int id) {
+        return name == null || name.equals(Integer.toUnsignedString(id)) ? "" : name;
     }
 
     /** id → name from a passwd or group file (the JDK has no getpwuid); empty when unreadable (a bare chroot). */

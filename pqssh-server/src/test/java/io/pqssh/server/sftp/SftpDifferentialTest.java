@@ -106,6 +106,7 @@ class SftpDifferentialTest {
         SftpTools.Result b = SftpTools.sftp(sftp, ours, SftpTools.ourServer(tmp, "").toString(), batch);
 
         String ta = normalise(a.output(), real), tb = normalise(b.output(), ours);
+        System.out.println("sftp-server's transcript (normalised):\n" + ta);
         assertEquals(ta, tb, "sftp transcript against sftp-server (expected) and SftpFileServerMain (actual)");
         assertEquals(a.exit(), b.exit(), "sftp's exit status");
         assertEquals(0, a.exit(), "the batch ran through against sftp-server:\n" + ta);
