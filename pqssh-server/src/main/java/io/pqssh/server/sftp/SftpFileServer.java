@@ -338,32 +338,9 @@ public final class SftpFileServer {
         return true;
     }
 
-    /** OpenSSH's match_pattern_list: comma-separated globs ({@code *}, {@code ?}), {@code !} negates. */
-    static boolean matchList(String s, List<String> patterns) {
-        boolean got = false;
-        for (String p : patterns) {
-            boolean neg = p.startsWith("!");
-            if (neg) p = p.substring(1);
-            if (glob(s, 0, p, 0)) {
-                if (neg) return false;
-                got = true;
-            }
-        }
-        return got;
-    }
-
-    private static boolean glob(String s, int i, String p, int j) {
-        while (j < p.length()) {
-            char c = p.charAt(j);
-            if (c == '*') {
-                for (int k = i; k <= s.length(); k++) if (glob(s, k, p, j + 1)) return true;
-                return false;
-            }
-            if (i >= s.length() || (c != '?' && c != s.charAt(i))) return false;
-            i++;
-            j++;
-        }
-        return i == s.length();
+    /** A name in a comma-separated list: exact names, as sftp-server's -p/-P (no patterns). */
+    static boolean matchList(String s, List<String> names) {
+        return names.contains(s);
     }
 
     // ---------------------------------------------------------------- replies
