@@ -1465,6 +1465,8 @@ public final class SftpFileServer {
         init(SftpServerOptions.class);
         init(SftpFileServerMain.class);
         ZoneId.systemDefault().getRules().getOffset(java.time.Instant.now());
+        // Runtime.exit logs through this logger (JDK 17+); configured lazily, it would read the JDK's files
+        System.getLogger("java.lang.Runtime").isLoggable(System.Logger.Level.DEBUG);
         Native.umask(Native.umask(022));
         try {
             Native.statvfs("/");
