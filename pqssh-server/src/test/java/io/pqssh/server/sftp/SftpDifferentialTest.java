@@ -83,11 +83,20 @@ class SftpDifferentialTest {
             ls *.txt
             ls -l *.bin
             ls -l tree/sub
+            put -f up.bin synced.bin
+            put -p up.bin preserved.bin
+            get -p existing.txt preserved.txt
+            copy up.bin copied.bin
+            cp up.bin copied2.bin
+            ls -l preserved.bin copied.bin
+            -cd ~
+            pwd
             cd newdir
             pwd
             cd ..
             rm sym
             ls
+            -ls -l ~
             cd /
             pwd
             """;
