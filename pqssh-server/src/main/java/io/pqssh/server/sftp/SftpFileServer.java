@@ -1197,6 +1197,7 @@ public final class SftpFileServer {
         Msg gids = new Msg(m.bytes());
         Map<Integer, String> users = idNames("/etc/passwd");
         Map<Integer, String> groups = idNames("/etc/group");
+        int mark = out.len;
         out.begin(EXTENDED_REPLY);
         out.u32(id);
         int at = out.beginString();
@@ -1205,6 +1206,11 @@ public final class SftpFileServer {
         at = out.beginString();
         while (gids.left() >= 4) { int g = gids.u32(); out.str(groups.getOrDefault(g, known(groupNames.get(g), g))); }
         out.endString(at);
+        if (out.len - mark - 4 > MAX_MESSAGE) {
+            out.len = mark; // a reply the client would refuse as too long
+            status(id, FAILURE);
+            return;
+        }
         out.end();
     }
 
@@ -1365,6 +1371,12 @@ public final class SftpFileServer {
             len += b.length;
         }
 
+        void u8s(byte[] b) {
+            ensure(b.length);
+            System.arraycopy(b, 0, buf, len, b.length);
+            len += b.length;
+        }
+
         int beginString() { int at = len; u32(0); return at; }
 
         void endString(int at) { putU32At(at, len - at - 4); }
@@ -1506,9 +1518,35 @@ public final class SftpFileServer {
         o.begin(MKDIR); o.u32(15); o.str("/"); o.u32(0); o.end(); // refused: read-only
         o.begin(99); o.u32(16); o.end();
         req.write(o.buf, 0, o.len);
+        // the writing paths, on /dev/null and on names that do not exist (nothing is created or changed)
+        Out w = new Out();
+        String missing = "/nonexistent-" + System.nanoTime();
+        w.begin(INIT); w.u32(3); w.end();
+        w.begin(OPEN); w.u32(1); w.str("/dev/null"); w.u32(FXF_READ | FXF_WRITE); w.u32(0); w.end();
+        w.begin(WRITE); w.u32(2); w.u32(4); w.u32(0); w.u64(0); w.u32(3); w.u8s(new byte[3]); w.end();
+        w.begin(READ); w.u32(3); w.u32(4); w.u32(0); w.u64(0); w.u32(10); w.end();
+        w.begin(FSETSTAT); w.u32(4); w.u32(4); w.u32(0); w.u32(0); w.end();
+        w.begin(CLOSE); w.u32(5); w.u32(4); w.u32(0); w.end();
+        w.begin(OPEN); w.u32(6); w.str(missing + "/x"); w.u32(FXF_WRITE | FXF_CREAT | FXF_TRUNC);
+        w.u32(ATTR_PERMISSIONS); w.u32(0600); w.end();
+        w.begin(MKDIR); w.u32(7); w.str(missing + "/x"); w.u32(0); w.end();
+        w.begin(REMOVE); w.u32(8); w.str(missing); w.end();
+        w.begin(RMDIR); w.u32(9); w.str(missing); w.end();
+        w.begin(RENAME); w.u32(10); w.str(missing); w.str(missing + "-2"); w.end();
+        w.begin(SYMLINK); w.u32(11); w.str("x"); w.str(missing + "/x"); w.end();
+        w.begin(SETSTAT); w.u32(12); w.str(missing); w.u32(ATTR_PERMISSIONS | ATTR_ACMODTIME | ATTR_UIDGID | ATTR_SIZE);
+        w.u64(0); w.u32(0); w.u32(0); w.u32(0600); w.u32(0); w.u32(0); w.end();
+        w.begin(READLINK); w.u32(13); w.str(missing); w.end();
+        w.begin(EXTENDED); w.u32(14); w.str("posix-rename@openssh.com"); w.str(missing); w.str(missing + "-2"); w.end();
+        w.begin(EXTENDED); w.u32(15); w.str("hardlink@openssh.com"); w.str(missing); w.str(missing + "-2"); w.end();
+        w.begin(EXTENDED); w.u32(16); w.str("users-groups-by-id@openssh.com"); w.u32(4); w.u32(0); w.u32(4); w.u32(0);
+        w.end();
+        w.begin(EXTENDED); w.u32(17); w.str("home-directory"); w.str("root"); w.end();
         try {
             new SftpFileServer(SftpServerOptions.defaults("root", "/").withReadOnly(true))
                     .serve(new ByteArrayInputStream(req.toByteArray()), new ByteArrayOutputStream());
+            new SftpFileServer(SftpServerOptions.defaults("root", "/"))
+                    .serve(new ByteArrayInputStream(w.buf, 0, w.len), new ByteArrayOutputStream());
         } catch (IOException e) {
             throw new IllegalStateException("SFTP warm-up failed", e);
         }

@@ -55,7 +55,7 @@ class SftpChrootTest {
         Path script = tmp.resolve("jailed-sftp");
         Files.writeString(script, "#!/bin/sh\nexec '" + Path.of(System.getProperty("java.home"), "bin", "java") + "' "
                 + String.join(" ", SftpTools.CHILD_JVM) + " -cp '" + classes + ":" + testClasses
-                + "' io.pqssh.server.sftp.SftpChrootProbe '" + jail + "' 4711 4711 -d /upload \"$@\"\n");
+                + "' io.pqssh.server.sftp.SftpChrootProbe '" + jail + "' 4711 4711 -d /upload -e -u 022 \"$@\"\n");
         Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
 
         SftpTools.Result r = SftpTools.sftp(sftp, local, script.toString(), bf);

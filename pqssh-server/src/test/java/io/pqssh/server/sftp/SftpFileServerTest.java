@@ -302,6 +302,17 @@ class SftpFileServerTest {
     }
 
     @Test
+    void aUsersGroupsReplyLongerThanAMessageIsRefused(@TempDir Path d) throws Exception {
+        try (RawSftp c = started(in(d))) {
+            byte[] many = new byte[4 * 60000]; // uid 0 (root) 60000 times: a reply of 60000 * 8 bytes
+            byte[] r = c.call(EXTENDED, 1, "users-groups-by-id@openssh.com", many, new byte[0]);
+            assertEquals(FAILURE, RawSftp.status(r));
+            r = c.call(EXTENDED, 2, "users-groups-by-id@openssh.com", new byte[4 * 100], new byte[0]);
+            assertEquals(EXTENDED_REPLY, r[0] & 0xff);
+        }
+    }
+
+    @Test
     void preloadClassesRuns() {
         SftpFileServer.preloadClasses();
     }
