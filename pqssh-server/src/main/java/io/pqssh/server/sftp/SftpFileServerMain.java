@@ -10,6 +10,9 @@ import java.util.List;
  * {@code sftp-server} as a program: {@link SftpFileServer} on standard input and output with sftp-server's command
  * line (no jail). The user is {@code user.name}, the home directory {@code user.home}. For {@code sftp -D} and tests:
  * <pre>sftp -D "java -cp CLASSES io.pqssh.server.sftp.SftpFileServerMain [flags]"</pre>
+ * sftp -D splits its argument on blanks (no quoting), so a class path with blanks needs a wrapper script. The tests
+ * run the JVM with {@code -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto --enable-native-access=ALL-UNNAMED}
+ * (the last for statvfs and umask through FFM, which otherwise print the JDK's restricted-method warning once).
  */
 public final class SftpFileServerMain {
     private SftpFileServerMain() { }
