@@ -113,14 +113,15 @@ class SshdMatchCliTest {
     }
 
     /**
-     * The classic sftp-only set-up: Match Group, ChrootDirectory %h, ForceCommand internal-sftp. The user's sftp
-     * sees the chroot as /, and no shell or command runs.
+     * The classic sftp-only set-up: Match Group, ChrootDirectory %h, ForceCommand internal-sftp, an account whose
+     * shell is nologin and a chroot with nothing in it but the user's upload directory, as sshd serves it. The user's
+     * sftp sees the chroot as /, and no shell or command runs.
      */
     @Test
     void sftpOnlyChrootedUserSeesOnlyTheChroot(@TempDir Path dir) throws Exception {
         String group = "pqsg" + Integer.toString(new SecureRandom().nextInt(1 << 20), 36);
         assertEquals(0, CliHarness.exec(dir, List.of("/usr/sbin/groupadd", group)).rc());
-        String c = account("pqmc", "-G", group);
+        String c = account("pqmc", "-G", group, "-s", "/usr/sbin/nologin");
         try {
             Path home = homeOf(c);
             // sshd's rule: the chroot and every directory above it owned by root, writable by nobody else
@@ -129,7 +130,6 @@ class SshdMatchCliTest {
             Path upload = Files.createDirectories(home.resolve("upload"));
             CliHarness.exec(dir, List.of("chown", c + ":", upload.toString()));
             Files.writeString(upload.resolve("inside.txt"), "inside\n");
-            populate(home, c);
             Path key = CliHarness.sshKeygen(dir.resolve("id_ed25519"), "ed25519");
             Files.copy(CliHarness.pub(key), dir.resolve(c + "_keys"));
             int port = CliHarness.freePort();
@@ -137,14 +137,20 @@ class SshdMatchCliTest {
                     "  ForceCommand internal-sftp -d /upload", "  AllowTcpForwarding no");
             startServer(dir, cfg);
 
+            Path local = Files.writeString(dir.resolve("local.txt"), "from the client\n");
             CliHarness.Result ls = sftp(dir, port, c, "pwd\nls -1 /\nls -1 /upload\nget /upload/inside.txt "
-                    + dir.resolve("got.txt") + "\n");
+                    + dir.resolve("got.txt") + "\nput " + local + " /upload/sent.txt\n-put " + local + " /root.txt\n");
             assertEquals(0, ls.rc(), ls.all() + log(dir));
             assertTrue(ls.out().contains("upload") && ls.out().contains("inside.txt"), ls.out());
             assertTrue(ls.out().contains("Remote working directory: /upload"), "internal-sftp -d:\n" + ls.out());
             assertFalse(ls.out().contains("/home") || ls.out().contains("/root") || ls.out().contains("/proc"),
                     "only the chroot is visible:\n" + ls.out());
             assertEquals("inside\n", Files.readString(dir.resolve("got.txt")));
+            assertEquals(List.of("upload"), listNames(home), "the chroot holds only what the admin put there");
+            Path sent = upload.resolve("sent.txt");
+            assertEquals("from the client\n", Files.readString(sent));
+            assertEquals(uidOf(c), Files.getAttribute(sent, "unix:uid"), "the upload is the user's");
+            assertFalse(Files.exists(home.resolve("root.txt")), "the user wrote into the root-owned chroot");
 
             CliHarness.Result shell = ssh(dir, port, c, "127.0.0.1", "id");
             assertEquals(1, shell.rc(), shell.all());
@@ -192,30 +198,43 @@ class SshdMatchCliTest {
     }
 
     /**
-     * ForceCommand internal-sftp in a chroot that holds no sftp-server: sshd serves it in-process; pqssh runs
-     * OpenSSH's sftp-server inside the chroot, so it fails closed with one line the client sees (exit 1), and the
-     * log names the chroot and what it lacks.
+     * {@code Subsystem sftp internal-sftp -u 027} (not forced) in an empty ChrootDirectory with {@code UsePAM yes}:
+     * sshd serves it in-process; pqssh's jail serves it the same way, through PAM's session stack, never through the
+     * account's shell, with internal-sftp's umask; a symbolic link the admin left inside resolves inside the chroot.
      */
     @Test
-    void internalSftpWithoutSftpServerInTheChrootFailsInOneLine(@TempDir Path dir) throws Exception {
-        String c = account("pqmf");
+    void internalSftpSubsystemServesAnEmptyChrootWithPamAndItsOptions(@TempDir Path dir) throws Exception {
+        String c = account("pqmf", "-s", "/usr/sbin/nologin");
         Path home = rootOwnedHome(dir, c);
-        copyProgram(home, "/bin/bash");
-        Files.createDirectories(home.resolve("dev"));
-        assertEquals(0, CliHarness.exec(home, List.of("/usr/bin/mknod", "-m", "666", home.resolve("dev/null")
-                .toString(), "c", "1", "3")).rc());
+        Path drop = Files.createDirectories(home.resolve("drop"));
+        CliHarness.exec(dir, List.of("chown", c + ":", drop.toString()));
+        Files.createSymbolicLink(home.resolve("passwd"), Path.of("/etc/passwd"));
         authorizeKey(dir, c);
         int port = CliHarness.freePort();
-        Path cfg = config(dir, port, "Match User " + c, "  ChrootDirectory %h", "  ForceCommand internal-sftp");
+        Path cfg = config(dir, port, List.of("UsePAM yes", "Subsystem sftp internal-sftp -u 027"),
+                "Match User " + c, "  ChrootDirectory %h");
         startServer(dir, cfg);
-        CliHarness.Result ls = sftp(dir, port, c, "ls /\n");
-        assertNotEquals(0, ls.rc(), ls.all());
-        String sftpServer = "/usr/lib/openssh/sftp-server";
-        assertTrue(ls.err().contains("internal-sftp: not served: pqssh runs sftp-server inside the ChrootDirectory,"
-                + " which lacks " + sftpServer), ls.all() + log(dir));
-        assertFalse(ls.err().contains(home.toString()), "the chroot's path is the log's business:\n" + ls.all());
-        CliHarness.waitUntil(WAIT, () -> log(dir).contains("ChrootDirectory " + home + ": missing inside it: "
-                + sftpServer), () -> "the log does not say why:\n" + log(dir));
+        Path local = Files.writeString(dir.resolve("local.txt"), "umask\n");
+        CliHarness.Result r = sftp(dir, port, c, "pwd\nput " + local + " /drop/m.txt\n-get /passwd "
+                + dir.resolve("passwd-copy") + "\n");
+        assertEquals(0, r.rc(), r.all() + log(dir));
+        assertTrue(r.out().contains("Remote working directory: /\n"), "no home inside the chroot: /\n" + r.all());
+        Path m = drop.resolve("m.txt");
+        assertEquals("rw-r-----", java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(m)), "internal-sftp -u 027");
+        assertEquals(uidOf(c), Files.getAttribute(m, "unix:uid"));
+        assertFalse(Files.exists(dir.resolve("passwd-copy")), "a link to /etc/passwd reached the host's file");
+        assertEquals("subsystem sftp internal-sftp -u 027", line(cfg, c, "127.0.0.1", port, "subsystem"));
+    }
+
+    private static int uidOf(String user) throws Exception {
+        return Integer.parseInt(CliHarness.exec(Path.of("/"), List.of("/usr/bin/id", "-u", user)).out().strip());
+    }
+
+    private static List<String> listNames(Path dir) throws Exception {
+        try (java.util.stream.Stream<Path> s = Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).sorted().toList();
+        }
     }
 
     /** A chroot the user owns (the home directory as useradd leaves it) fails the session with sshd's message. */
@@ -572,13 +591,19 @@ class SshdMatchCliTest {
     }
 
     private static Path config(Path dir, int port, String... more) throws Exception {
+        return config(dir, port, List.of("UsePAM no"), more);
+    }
+
+    /** With {@code first} before the defaults (sshd: the first value of a keyword wins). */
+    private static Path config(Path dir, int port, List<String> first, String... more) throws Exception {
         Path hostKey = dir.resolve("host_key");
         if (!Files.exists(hostKey)) {
             CliHarness.sshKeygen(hostKey, "ed25519");
         }
-        List<String> lines = new ArrayList<>(List.of("ListenAddress 127.0.0.1", "Port " + port,
-                "HostKey " + hostKey, "AuthorizedKeysFile " + dir + "/%u_keys", "StrictModes no", "UsePAM no",
-                "PrintMotd no", "PrintLastLog no"));
+        List<String> lines = new ArrayList<>(first);
+        lines.addAll(List.of("ListenAddress 127.0.0.1", "Port " + port, "HostKey " + hostKey,
+                "AuthorizedKeysFile " + dir + "/%u_keys", "StrictModes no", "UsePAM no", "PrintMotd no",
+                "PrintLastLog no"));
         lines.addAll(List.of(more));
         Path cfg = dir.resolve("sshd_config");
         Files.writeString(cfg, String.join("\n", lines) + "\n");

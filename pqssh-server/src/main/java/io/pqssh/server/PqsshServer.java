@@ -755,18 +755,18 @@ public final class PqsshServer implements AutoCloseable {
             sshd.setCommandFactory(io.pqssh.server.session.UserSessions.commands());
             sshd.setShellFactory(io.pqssh.server.session.UserSessions.shells());
             if (sftp) {
-                java.util.Optional<String> server = sftpServer != null ? java.util.Optional.of(sftpServer)
-                        : io.pqssh.server.session.UserSessions.findSftpServer();
-                server.ifPresent(path -> sshd.setAttribute(io.pqssh.server.session.UserSessions.SFTP_SERVER, path));
-                if (server.isPresent()) {
-                    sshd.setSubsystemFactories(List.of(io.pqssh.server.session.UserSessions.sftp(server.get())));
-                } else if (!logins.switchesUsers()) {
+                java.util.Optional<String> installed = io.pqssh.server.session.UserSessions.findSftpServer();
+                installed.ifPresent(path -> sshd.setAttribute(io.pqssh.server.session.UserSessions.SFTP_SERVER,
+                        path));
+                if (sftpServer != null && !io.pqssh.server.session.UserSessions.isInternalSftp(sftpServer)) {
+                    // an admin's program, run through the user's shell as sshd does
+                    sshd.setSubsystemFactories(List.of(io.pqssh.server.session.UserSessions.sftp(sftpServer)));
+                } else if (installed.isPresent() || logins.switchesUsers()) {
+                    sshd.setSubsystemFactories(List.of(io.pqssh.server.session.UserSessions.internalSftpSubsystem(
+                            sftpServer != null ? sftpServer : "internal-sftp")));
+                } else {
                     // the server's user is the only login: MINA's in-process SFTP serves files as that user
                     sshd.setSubsystemFactories(List.of(new SftpSubsystemFactory()));
-                } else {
-                    LOG.warn("no OpenSSH sftp-server found ({}): the sftp subsystem is off (apt-get install"
-                            + " openssh-sftp-server)", io.pqssh.server.session.UserSessions.SFTP_SERVER_PATHS);
-                    sshd.setSubsystemFactories(List.of());
                 }
             }
         }

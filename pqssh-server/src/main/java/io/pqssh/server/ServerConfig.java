@@ -458,7 +458,8 @@ public final class ServerConfig {
                         throw new ConfigException(where + ": only the sftp subsystem is supported");
                     }
                     sftp = true;
-                    if (sub.length > 1 && !sub[1].equals("internal-sftp")) {
+                    // "internal-sftp [options]" is kept as it is: its options are internal-sftp's
+                    if (sub.length > 1 && !sub[1].strip().equals("internal-sftp")) {
                         sftpServer = sub[1].strip();
                     }
                 }

@@ -155,8 +155,7 @@ public class PqsshChannelSession extends ChannelSession {
     private record Forced(String command, boolean config) {
         /** sshd's IS_INTERNAL_SFTP: the word internal-sftp, alone or followed by options. */
         boolean internalSftp() {
-            return command.equals("internal-sftp") || command.startsWith("internal-sftp ")
-                    || command.startsWith("internal-sftp\t");
+            return UserSessions.isInternalSftp(command);
         }
     }
 

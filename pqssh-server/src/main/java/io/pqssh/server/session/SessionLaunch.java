@@ -73,6 +73,8 @@ public final class SessionLaunch {
     private final Path chroot;
     private final boolean loginShell;
     private final PamStack pam;
+    /** Whether {@link #argv} is {@link io.pqssh.server.sftp.SftpJail}'s command line, run as it is (as root). */
+    private final boolean jailed;
 
     /**
      * {@code UsePAM yes} as root: the session's process is started by {@code pqssh-pam-session} (docs/security.md),
@@ -93,7 +95,7 @@ public final class SessionLaunch {
     }
 
     private SessionLaunch(List<String> argv, Map<String, String> base, Map<String, String> over, Path directory,
-            Account account, boolean switchUid, Path chroot, boolean loginShell, PamStack pam) {
+            Account account, boolean switchUid, Path chroot, boolean loginShell, PamStack pam, boolean jailed) {
         this.argv = List.copyOf(argv);
         this.base = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(base));
         this.over = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(over));
@@ -106,10 +108,12 @@ public final class SessionLaunch {
         this.chroot = chroot;
         this.loginShell = loginShell;
         this.pam = pam;
+        this.jailed = jailed;
     }
 
     private SessionLaunch with(List<String> newArgv, Path newDirectory, Path newChroot, PamStack newPam) {
-        return new SessionLaunch(newArgv, base, over, newDirectory, account, switchUid, newChroot, loginShell, newPam);
+        return new SessionLaunch(newArgv, base, over, newDirectory, account, switchUid, newChroot, loginShell, newPam,
+                jailed);
     }
 
     /**
@@ -157,7 +161,27 @@ public final class SessionLaunch {
 
     /** This launch running {@code program} with {@code args} directly, without the user's shell (internal-sftp). */
     SessionLaunch direct(List<String> programAndArgs) {
-        return with(programAndArgs, directory, chroot, pam);
+        // not a login: no login messages, whatever the request had no command for
+        return new SessionLaunch(programAndArgs, base, over, directory, account, switchUid, chroot, false, pam, jailed);
+    }
+
+    /**
+     * This launch serving internal-sftp with {@code options} as sshd does, from a JVM of its own
+     * ({@link io.pqssh.server.sftp.SftpJail}): started as root with a fixed environment, it changes root into
+     * {@code root} (null: none) and to the account's ids itself, after loading its classes, so the chroot needs
+     * nothing inside it. The session's environment is not sent: the server it runs has no use for it, and nothing of
+     * the client's reaches a process while it is root. {@code LC_ALL=C.UTF-8} makes the JVM read and write file
+     * names as UTF-8 (the JDK takes that from the locale only).
+     */
+    SessionLaunch servedByJail(Path root, List<String> options) {
+        List<String> cmd = io.pqssh.server.sftp.SftpJail.command(root, switchUid ? account.uid() : null,
+                account.gid(), account.name(), account.home().toString(), options);
+        return new SessionLaunch(cmd, Map.of(), Map.of(), Path.of("/"), account, switchUid, root, false, pam, true);
+    }
+
+    /** Whether this launch is {@link #servedByJail}'s. */
+    boolean jailed() {
+        return jailed;
     }
 
     /**
@@ -176,7 +200,7 @@ public final class SessionLaunch {
                 o.put(name, value);
             }
         });
-        return new SessionLaunch(argv, base, o, directory, account, switchUid, chroot, loginShell, pam);
+        return new SessionLaunch(argv, base, o, directory, account, switchUid, chroot, loginShell, pam, jailed);
     }
 
     private static final java.util.Set<String> ADMIN_CANNOT_SET = java.util.Set.of("SSH_CLIENT", "SSH_CONNECTION",
@@ -270,7 +294,7 @@ public final class SessionLaunch {
         }
         Path home = account.home();
         Path dir = Files.isDirectory(home) ? home : Path.of("/");
-        return new SessionLaunch(argv, env, over, dir, account, switchUid, null, command == null, null);
+        return new SessionLaunch(argv, env, over, dir, account, switchUid, null, command == null, null, false);
     }
 
     /** This launch with sshd's motd and rc steps run in the session's process before the shell ({@link SessionPrelude}). */
@@ -287,6 +311,9 @@ public final class SessionLaunch {
      * @throws IOException when argv[0] is not an absolute path (bash would look it up in the client's PATH)
      */
     List<String> spawnArgv() throws IOException {
+        if (jailed) {
+            return argv;
+        }
         if (!argv.get(0).startsWith("/")) {
             throw new IOException("cannot start " + argv.get(0) + ": a login shell must be an absolute path");
         }

@@ -91,10 +91,14 @@ record SessionTarget(Account account, boolean switchUid) {
         if (config != null) {
             launch = launch.withAdminEnvironment(config.setEnv);
         }
-        if (direct != null) {
+        if (direct != null && (chroot != null || direct.get(0).equals(UserSessions.JAILED_SFTP))) {
+            // sshd serves internal-sftp in-process, so its chroot needs nothing inside; pqssh's jail needs nothing
+            // either, and serves where no OpenSSH sftp-server is installed
+            launch = launch.servedByJail(chroot, direct.subList(1, direct.size()));
+        } else if (direct != null) {
             launch = launch.direct(direct);
         }
-        if (chroot != null) {
+        if (chroot != null && !launch.jailed()) {
             try {
                 launch = launch.inChroot(chroot);
             } catch (IOException e) {

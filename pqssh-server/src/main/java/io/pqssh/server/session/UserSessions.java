@@ -30,20 +30,43 @@ public final class UserSessions {
     private UserSessions() {
     }
 
+    /** The program word that stands for pqssh's own SFTP server ({@link io.pqssh.server.sftp.SftpJail}). */
+    static final String JAILED_SFTP = "internal-sftp";
+
     /**
-     * sshd's {@code internal-sftp [options]}: OpenSSH's sftp-server with the same options ({@code -d}, {@code -l},
-     * {@code -u}, {@code -R}, {@code -P}/{@code -p} ...: sftp-server and internal-sftp share them), run directly as
-     * the user, not through the login shell, as sshd runs its in-process server.
+     * sshd's {@code internal-sftp [options]} ({@code options}: {@code -d}, {@code -l}, {@code -u}, {@code -R},
+     * {@code -P}/{@code -p} ...), run directly as the user, never through the login shell (an sftp-only account's
+     * shell is often nologin), as sshd runs its in-process server: OpenSSH's sftp-server when one is installed and
+     * the session has no ChrootDirectory, else pqssh's own server in its jail ({@link SessionLaunch#servedByJail}),
+     * which needs nothing inside the chroot.
      */
-    static Command internalSftp(ChannelSession channel, String forced) {
+    static Command internalSftp(ChannelSession channel, String commandLine) {
         String server = channel.getServerSession().getFactoryManager().getAttribute(SFTP_SERVER);
-        if (server == null) {
-            return new Refusal("internal-sftp: no OpenSSH sftp-server is installed (" + SFTP_SERVER_PATHS + ")");
-        }
-        List<String> argv = new java.util.ArrayList<>(List.of(server));
-        String[] words = forced.strip().split("\\s+");
+        List<String> argv = new java.util.ArrayList<>(List.of(server != null ? server : JAILED_SFTP));
+        String[] words = commandLine.strip().split("\\s+");
         argv.addAll(List.of(words).subList(1, words.length));
         return new ProcessSession(null, true, argv);
+    }
+
+    /** sshd's IS_INTERNAL_SFTP: the word internal-sftp, alone or followed by options. */
+    public static boolean isInternalSftp(String command) {
+        return command.equals("internal-sftp") || command.startsWith("internal-sftp ")
+                || command.startsWith("internal-sftp\t");
+    }
+
+    /** {@code Subsystem sftp internal-sftp [options]}: {@link #internalSftp} for every sftp subsystem request. */
+    public static SubsystemFactory internalSftpSubsystem(String commandLine) {
+        return new SubsystemFactory() {
+            @Override
+            public String getName() {
+                return "sftp";
+            }
+
+            @Override
+            public Command createSubsystem(ChannelSession channel) {
+                return internalSftp(channel, commandLine);
+            }
+        };
     }
 
     /** A session that only prints {@code message} on stderr and exits 1 (sshd's SUBSYSTEM_INT_SFTP_ERROR). */
