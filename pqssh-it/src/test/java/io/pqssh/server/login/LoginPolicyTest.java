@@ -132,6 +132,26 @@ class LoginPolicyTest {
         assertTrue(refusal(p, "falseuser").endsWith("does not allow logins"));
     }
 
+    /**
+     * sshd's allowed_user(): with ForceCommand internal-sftp (the sftp-only account, shell nologin by convention) the
+     * shell must exist and be executable, as sshd checks; with a ChrootDirectory sshd checks no shell at all. pqssh's
+     * own refusal of nologin and false holds everywhere else.
+     */
+    @Test
+    void sftpOnlyAndChrootedConnectionsCheckTheShellAsSshd() throws Exception {
+        user("nologin", shell("nologin", "rwxr-xr-x"), "*");
+        user("noshell", dir.resolve("missing"), "*");
+        LoginPolicy p = LoginPolicy.switchingUsers(table);
+        assertTrue(p.admit("nologin", null, LoginPolicy.ShellCheck.of(null, "internal-sftp -d /upload")).allowed());
+        assertTrue(refusal(p, "nologin").endsWith("does not allow logins"));
+        assertEquals(LoginPolicy.ShellCheck.LOGIN_SHELL, LoginPolicy.ShellCheck.of(null, "/usr/bin/internal-sftp"));
+        assertEquals(LoginPolicy.ShellCheck.LOGIN_SHELL, LoginPolicy.ShellCheck.of("none", "echo hi"));
+        assertTrue(p.admit("noshell", null, LoginPolicy.ShellCheck.EXECUTABLE).refusal().endsWith("does not exist"));
+        assertEquals(LoginPolicy.ShellCheck.NONE, LoginPolicy.ShellCheck.of("%h", null));
+        assertTrue(p.admit("noshell", null, LoginPolicy.ShellCheck.NONE).allowed(), "sshd: no shell check in a chroot");
+        assertTrue(p.admit("nologin", null, LoginPolicy.ShellCheck.NONE).allowed());
+    }
+
     @Test
     void aNonRootServerAdmitsOnlyItsOwnUser() throws Exception {
         Path sh = shell("bash", "rwxr-xr-x");

@@ -82,7 +82,9 @@ public final class AdmittingUserAuthFactory implements UserAuthFactory {
         Map<String, LoginPolicy.Admission> m = session.computeAttributeIfAbsent(ADMISSIONS,
                 k -> new ConcurrentHashMap<>());
         return m.computeIfAbsent(user, u -> {
-            LoginPolicy.Admission a = policy.admit(u, address(session));
+            io.pqssh.server.ServerConfig c = io.pqssh.server.ConnectionConfig.of(session).orElse(null);
+            LoginPolicy.Admission a = policy.admit(u, address(session), c == null ? LoginPolicy.ShellCheck.LOGIN_SHELL
+                    : LoginPolicy.ShellCheck.of(c.chrootDirectory, c.forceCommand));
             if (!a.allowed() && !a.unknownUser()) {
                 // "Invalid user" is the authentication log's (SshdLog, with the builder's validUser)
                 io.pqssh.mina.internal.log.SshdLog.notAllowed(a.refusal());

@@ -100,10 +100,40 @@ public final class LoginPolicy {
     }
 
     /**
+     * Which checks of the account's shell apply to a connection, from its settings once Match is evaluated.
+     * sshd's {@code allowed_user()} checks that the shell exists and is executable, and not at all when the session
+     * changes root (the shell is then the chroot's); pqssh also refuses {@code nologin} and {@code false} (sshd lets
+     * them log in and forward ports with {@code -N}), except where the connection can only ever serve sftp
+     * ({@code ForceCommand internal-sftp}): the sftp-only account's shell is nologin by convention.
+     */
+    public enum ShellCheck {
+        /** exists, executable, and not nologin or false */
+        LOGIN_SHELL,
+        /** exists and executable (sshd's): ForceCommand internal-sftp */
+        EXECUTABLE,
+        /** none (sshd's with a ChrootDirectory) */
+        NONE;
+
+        /** The check for a connection with {@code chrootDirectory} and {@code forceCommand} (each may be null). */
+        public static ShellCheck of(String chrootDirectory, String forceCommand) {
+            if (chrootDirectory != null && !chrootDirectory.equalsIgnoreCase("none")) {
+                return NONE;
+            }
+            return forceCommand != null && io.pqssh.server.session.UserSessions.isInternalSftp(forceCommand)
+                    ? EXECUTABLE : LOGIN_SHELL;
+        }
+    }
+
+    /** {@link #admit(String, String, ShellCheck)} with every check of the shell. */
+    public Admission admit(String user, String address) {
+        return admit(user, address, ShellCheck.LOGIN_SHELL);
+    }
+
+    /**
      * Decides whether {@code user} connecting from {@code address} (an address literal, or null) may log in; the
      * refusal text is sshd's log line ({@code User NAME from ADDRESS not allowed because ...}).
      */
-    public Admission admit(String user, String address) {
+    public Admission admit(String user, String address, ShellCheck shellCheck) {
         String who = "User " + user + (address == null ? "" : " from " + address);
         if (!isPlausibleName(user)) {
             return Admission.unknown("Invalid user " + LogText.escape(user));
@@ -137,15 +167,15 @@ public final class LoginPolicy {
             }
         }
         Path shell = Path.of(a.shell());
-        if (!Files.exists(shell)) {
+        if (shellCheck != ShellCheck.NONE && !Files.exists(shell)) {
             return Admission.refused(who + " not allowed because shell " + a.shell() + " does not exist");
         }
-        if (!executable(shell)) {
+        if (shellCheck != ShellCheck.NONE && !executable(shell)) {
             return Admission.refused(who + " not allowed because shell " + a.shell()
                     + " is not executable");
         }
         String base = shell.getFileName() == null ? "" : shell.getFileName().toString();
-        if (base.equals("nologin") || base.equals("false")) {
+        if (shellCheck == ShellCheck.LOGIN_SHELL && (base.equals("nologin") || base.equals("false"))) {
             return Admission.refused(who + " not allowed because shell " + a.shell()
                     + " does not allow logins");
         }
