@@ -56,6 +56,10 @@ public final class UserSessions {
 
     /** {@code Subsystem sftp internal-sftp [options]}: {@link #internalSftp} for every sftp subsystem request. */
     public static SubsystemFactory internalSftpSubsystem(String commandLine) {
+        return sftpSubsystem(channel -> internalSftp(channel, commandLine));
+    }
+
+    private static SubsystemFactory sftpSubsystem(java.util.function.Function<ChannelSession, Command> command) {
         return new SubsystemFactory() {
             @Override
             public String getName() {
@@ -64,7 +68,7 @@ public final class UserSessions {
 
             @Override
             public Command createSubsystem(ChannelSession channel) {
-                return internalSftp(channel, commandLine);
+                return command.apply(channel);
             }
         };
     }
@@ -129,17 +133,7 @@ public final class UserSessions {
 
     /** The sftp subsystem running {@code sftpServer} as the user. */
     public static SubsystemFactory sftp(String sftpServer) {
-        return new SubsystemFactory() {
-            @Override
-            public String getName() {
-                return "sftp";
-            }
-
-            @Override
-            public Command createSubsystem(ChannelSession channel) {
-                return new ProcessSession(sftpServer, true);
-            }
-        };
+        return sftpSubsystem(channel -> new ProcessSession(sftpServer, true));
     }
 
     /** The first installed OpenSSH sftp-server, if any. */
