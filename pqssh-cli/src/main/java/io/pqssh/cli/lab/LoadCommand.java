@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
+import io.pqssh.lab.load.LabAccount;
 import io.pqssh.lab.load.LoadLab;
 import io.pqssh.lab.load.LoadMethod;
 import io.pqssh.lab.load.LoadResult;
@@ -44,6 +45,16 @@ public final class LoadCommand implements Callable<Integer> {
             + " io.pqssh.cli.Main) instead of the lab's counting launcher of the same server.")
     String pqsshMain;
 
+    @Option(names = "--user", description = "Log in as this account (default: the lab's own, and then neither server"
+            + " runs its shell start-up files: SetEnv SHLVL=1 for both). For another account both servers run its"
+            + " shell as a real login does, ~/.bashrc included; the account must exist unless --create-user.")
+    String user;
+
+    @Option(names = "--create-user", description = "Create the login account (--user, default "
+            + LabAccount.DEFAULT_NAME + ") with useradd -m -s /bin/bash (Debian's /etc/skel start-up files) and"
+            + " remove it (userdel -r) at the end; it must not exist. Needs root.")
+    boolean createUser;
+
     @Mixin
     LabRunOptions run = new LabRunOptions();
 
@@ -66,8 +77,12 @@ public final class LoadCommand implements Callable<Integer> {
         }
         List<LoadMethod> ms = methods.stream().map(LoadMethod::parse).distinct().toList();
         Path wd = run.workDir("load");
+        if (user != null && !createUser && !LabAccount.exists(user)) {
+            throw new IllegalArgumentException("--user " + user + ": no such account (add --create-user to have the"
+                    + " lab create it for the run)");
+        }
         LoadLab.Settings s = new LoadLab.Settings(servers, ms, workers, secs(warmup), secs(duration), wd, opensshBin,
-                pqsshMain, run.timeout());
+                pqsshMain, run.timeout(), user, createUser);
         List<LoadResult> rs = LoadLab.run(s, System.err);
         System.out.print(LoadLab.markdown(rs));
         if (out != null) {

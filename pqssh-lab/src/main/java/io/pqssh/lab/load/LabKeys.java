@@ -48,6 +48,27 @@ public final class LabKeys {
         this.authorizedKeysOpenSsh = openssh;
     }
 
+    /**
+     * Lets another account read the two authorized-keys files (public keys only), for logins as an account other
+     * than the lab's: sshd 9.2 opens {@code AuthorizedKeysFile} as the user. The key directory and {@code workDir}
+     * (which holds it) become traversable (0711), the files readable (0644); the host's private key stays 0600.
+     * Parents above {@code workDir} must already be traversable (a temporary directory under /tmp is).
+     */
+    public void shareAuthorizedKeys(Path workDir) throws java.io.IOException {
+        var x = java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x");
+        var r = java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--");
+        Path top = workDir.toAbsolutePath().normalize();
+        Path d = dir.toAbsolutePath().normalize();
+        Files.setPosixFilePermissions(d, x);
+        // only the directories from the key directory up to workDir, never above it
+        while (d.startsWith(top) && !d.equals(top)) {
+            d = d.getParent();
+            Files.setPosixFilePermissions(d, x);
+        }
+        Files.setPosixFilePermissions(authorizedKeysAll, r);
+        Files.setPosixFilePermissions(authorizedKeysOpenSsh, r);
+    }
+
     public static LabKeys create(Path dir) throws Exception {
         Files.createDirectories(dir);
         KeyPair host = KeyUtils.generateKeyPair("ssh-ed25519", 256);

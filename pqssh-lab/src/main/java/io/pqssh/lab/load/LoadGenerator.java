@@ -45,9 +45,14 @@ public final class LoadGenerator {
     private final AtomicLong loginsTotal = new AtomicLong();
 
     public LoadGenerator(LabKeys keys, LoadMethod method, List<String> kex, Duration timeout) {
+        this(keys, method, kex, timeout, System.getProperty("user.name"));
+    }
+
+    /** Logs in as {@code user} (the lab's own account by default). */
+    public LoadGenerator(LabKeys keys, LoadMethod method, List<String> kex, Duration timeout, String user) {
         this.keys = keys;
         this.method = method;
-        this.user = System.getProperty("user.name");
+        this.user = user;
         this.timeout = timeout;
         PqsshClient.Builder b = PqsshClient.builder().kex(kex).warnWeakCrypto(false).timeout(timeout)
                 .serverKeyVerifier((session, addr, key) -> KeyUtils.compareKeys(keys.hostPublicKey, key))

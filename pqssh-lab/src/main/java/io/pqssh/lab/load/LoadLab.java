@@ -32,8 +32,29 @@ import com.fasterxml.jackson.databind.SerializationFeature;
  */
 public final class LoadLab {
     /** Settings of one run. */
+    /**
+     * Settings of one run. {@code user}: the account the workers log in as (null: the lab's own, whose shell start-up
+     * files neither server then runs: both get {@code SetEnv SHLVL=1}); with {@code createUser} the lab creates it
+     * ({@link LabAccount}, default name {@value LabAccount#DEFAULT_NAME}) and removes it at the end. For any account
+     * but the lab's own, both servers run its shell as a real login does, start-up files included.
+     */
     public record Settings(List<String> servers, List<LoadMethod> methods, List<Integer> workers, Duration warmup,
-            Duration duration, Path workDir, Path opensshBin, String pqsshMain, Duration timeout) {
+            Duration duration, Path workDir, Path opensshBin, String pqsshMain, Duration timeout, String user,
+            boolean createUser) {
+        public Settings(List<String> servers, List<LoadMethod> methods, List<Integer> workers, Duration warmup,
+                Duration duration, Path workDir, Path opensshBin, String pqsshMain, Duration timeout) {
+            this(servers, methods, workers, warmup, duration, workDir, opensshBin, pqsshMain, timeout, null, false);
+        }
+
+        /** The account the workers log in as. */
+        public String loginUser() {
+            return user != null ? user : createUser ? LabAccount.DEFAULT_NAME : System.getProperty("user.name");
+        }
+
+        /** Whether the lab logs in as its own account (then neither server runs the account's shell rc). */
+        public boolean ownAccount() {
+            return loginUser().equals(System.getProperty("user.name"));
+        }
     }
 
     /** Published: KEMUAuth paper Appendix C (sshd on 2 dedicated cores, cgroup v2), medians of 5 runs. */
@@ -67,7 +88,25 @@ public final class LoadLab {
     }
 
     public static List<LoadResult> run(Settings s, PrintStream progress) throws Exception {
+        LabAccount account = s.createUser() ? LabAccount.create(s.loginUser()) : null;
+        try {
+            if (account != null && progress != null) {
+                progress.printf("created the account %s (home %s) for the logins; removed at the end%n",
+                        account.name(), account.home());
+            }
+            return runAs(s, progress);
+        } finally {
+            if (account != null) {
+                account.close();
+            }
+        }
+    }
+
+    private static List<LoadResult> runAs(Settings s, PrintStream progress) throws Exception {
         LabKeys keys = LabKeys.create(s.workDir().resolve("keys"));
+        if (!s.ownAccount()) {
+            keys.shareAuthorizedKeys(s.workDir());
+        }
         List<LoadResult> out = new ArrayList<>();
         int total = s.servers().size() * s.methods().size() * s.workers().size();
         int[] done = {0};
@@ -112,23 +151,49 @@ public final class LoadLab {
         return d == null ? Double.NaN : d;
     }
 
+    /**
+     * The config line both kinds of server get when the lab logs in as its own account: the user's bash then skips
+     * {@code ~/.bashrc} under sshd and under pqssh server alike (Debian's bash reads it for a command started over
+     * SSH when SHLVL < 2; SHLVL=1 becomes 2 in that bash). Before 2026-12-06 only sshd got it, and the pqssh server
+     * rows carried root's pyenv start-up (~0.6 s of CPU per login) that the sshd rows did not.
+     */
+    static final String SKIP_SHELL_RC = "SetEnv SHLVL=1";
+
     static ServerProcess server(Settings s, LabKeys keys, String name, Path dir) {
+        String user = s.loginUser();
+        boolean skipRc = s.ownAccount();
+        List<String> productRc = skipRc ? List.of(SKIP_SHELL_RC) : List.of();
         return switch (name) {
             case "pqssh" -> new ServerProcess.Pqssh(dir, keys, "sntrup761x25519-sha512", s.pqsshMain(),
                     List.of("MaxPendingKEMChallenges 4096:4096"), List.of("-Xmx512m", "-XX:+UseSerialGC"));
             case "openssh" -> new ServerProcess.OpenSsh(dir, s.opensshBin(), keys,
-                    ServerProcess.OpenSsh.sntrupName(s.opensshBin()), List.of());
+                    ServerProcess.OpenSsh.sntrupName(s.opensshBin()), List.of(), user, skipRc);
             // the product server (pqssh server -D -f) with and without the system's PAM, and sshd with it: what
             // UsePAM yes (Debian's default) costs each of them per login
             case "pqssh-nopam", "pqssh-pam" -> new ServerProcess.Pqssh(dir, keys, "sntrup761x25519-sha512",
-                    productMain(s), List.of("MaxPendingKEMChallenges 4096:4096",
-                            name.equals("pqssh-pam") ? "UsePAM yes" : "UsePAM no"),
+                    productMain(s), concat(List.of("MaxPendingKEMChallenges 4096:4096",
+                            name.equals("pqssh-pam") ? "UsePAM yes" : "UsePAM no"), productRc),
                     List.of("-Xmx512m", "-XX:+UseSerialGC"));
             case "openssh-pam" -> new ServerProcess.OpenSsh(dir, s.opensshBin(), keys,
-                    ServerProcess.OpenSsh.sntrupName(s.opensshBin()), List.of("UsePAM yes"));
+                    ServerProcess.OpenSsh.sntrupName(s.opensshBin()), List.of("UsePAM yes"), user, skipRc);
             default -> throw new IllegalArgumentException("unknown server '" + name + "' (known: " + String.join(
                     ", ", SERVERS) + ")");
         };
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> l = new ArrayList<>(a);
+        l.addAll(b);
+        return l;
+    }
+
+    /** The 1-minute load average (/proc/loadavg), or null. */
+    static Double loadAverage() {
+        try {
+            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
     }
 
     /** Every server name {@code --servers} takes. */
@@ -159,6 +224,40 @@ public final class LoadLab {
             }
             server.start();
             long pid = server.pid();
+            // the server's own cgroup v2 for its CPU (ServerCgroup: sshd does not wait for all its children, so
+            // /proc's cutime misses part of a non-root login); created now, after start, when nothing has forked
+            ServerCgroup cpuGroup = null;
+            String cpuSource = "proc";
+            try {
+                cpuGroup = ServerCgroup.create(serverName);
+                cpuGroup.add(pid);
+                cpuSource = "cgroup-v2 cpu.stat";
+            } catch (IOException e) {
+                if (cpuGroup != null) {
+                    cpuGroup.close();
+                    cpuGroup = null;
+                }
+                if (progress != null) {
+                    progress.printf("%nno cgroup v2 for %s (%s): server CPU from /proc, which misses children the"
+                            + " server does not wait for%n", serverName, e.getMessage());
+                }
+            }
+            try {
+                return measure(s, keys, server, serverName, m, n, progress, index, total, cpuGroup, cpuSource);
+            } finally {
+                server.close();
+                if (cpuGroup != null) {
+                    cpuGroup.close();
+                }
+            }
+        }
+    }
+
+    private static LoadResult measure(Settings s, LabKeys keys, ServerProcess server, String serverName,
+            LoadMethod m, int n, PrintStream progress, int index, int total, ServerCgroup cpuGroup, String cpuSource)
+            throws Exception {
+        {
+            long pid = server.pid();
             Optional<Path> cgroup = ProcStats.ownCgroup(pid);
             AtomicLong peakTree = new AtomicLong();
             Thread sampler = new Thread(() -> {
@@ -174,8 +273,10 @@ public final class LoadLab {
             sampler.setDaemon(true);
             sampler.start();
             List<String> kex = List.of("sntrup761x25519-sha512", "sntrup761x25519-sha512@openssh.com");
-            LoadGenerator gen = new LoadGenerator(keys, m, kex, s.timeout());
+            LoadGenerator gen = new LoadGenerator(keys, m, kex, s.timeout(), s.loginUser());
             long[] cpu0 = {-1};
+            long[] cg0 = {-1};
+            Double[] load0 = {null};
             long[] jit0 = {-1};
             long[] self0 = {-1};
             long self = ProcessHandle.current().pid();
@@ -187,6 +288,8 @@ public final class LoadLab {
                 w = gen.run(server.port(), n, s.warmup(), s.duration(),
                         () -> {
                             cpu0[0] = ProcStats.cpuMillis(pid).orElse(-1L);
+                            cg0[0] = cpuGroup == null ? -1L : cpuGroup.cpuMicros().orElse(-1L);
+                            load0[0] = loadAverage();
                             jit0[0] = jvmServer ? ProcStats.threadCpuMillis(pid, ProcStats.JIT_THREADS).orElse(-1L)
                                     : -1L;
                             self0[0] = ProcStats.cpuMillis(self).orElse(-1L);
@@ -195,6 +298,8 @@ public final class LoadLab {
                 gen.close();
             }
             Optional<Long> cpu1 = ProcStats.cpuMillis(pid);
+            Optional<Long> cg1 = cpuGroup == null ? Optional.empty() : cpuGroup.cpuMicros();
+            Double load1 = loadAverage();
             Optional<Long> jit1 = jvmServer ? ProcStats.threadCpuMillis(pid, ProcStats.JIT_THREADS) : Optional.empty();
             Optional<Long> self1 = ProcStats.cpuMillis(self);
             sampler.interrupt();
@@ -203,8 +308,11 @@ public final class LoadLab {
             // let the server count the last sessions before reading its counter
             Thread.sleep(200);
             Optional<Long> serverCount = server.authenticatedCount();
-            Double cpuPerConn = cpu0[0] >= 0 && cpu1.isPresent() && w.successes() > 0
+            Double procPerConn = cpu0[0] >= 0 && cpu1.isPresent() && w.successes() > 0
                     ? round((cpu1.get() - cpu0[0]) / (double) w.successes()) : null;
+            Double cgPerConn = cg0[0] >= 0 && cg1.isPresent() && w.successes() > 0
+                    ? round((cg1.get() - cg0[0]) / 1000.0 / w.successes()) : null;
+            Double cpuPerConn = cpuGroup != null ? cgPerConn : procPerConn;
             Double jitPerConn = jit0[0] >= 0 && jit1.isPresent() && w.successes() > 0
                     ? round((jit1.get() - jit0[0]) / (double) w.successes()) : null;
             Double clientPerConn = self0[0] >= 0 && self1.isPresent() && w.successes() > 0
@@ -228,7 +336,8 @@ public final class LoadLab {
                     h.getTotalCount() == 0 ? null : round(h.getValueAtPercentile(99) / 1000.0), cpuPerConn, jitPerConn, clientPerConn,
                     peakBytes == 0 ? null : round(peakBytes / 1048576.0), memSource, round(w.seconds()),
                     gen.loginsTotal(), serverCount.orElse(null), alive,
-                    ok ? null : whyNotOk(alive, w, server.logText()));
+                    ok ? null : whyNotOk(alive, w, server.logText()), cpuSource, procPerConn, s.loginUser(),
+                    load0[0], load1);
         }
     }
 
@@ -279,13 +388,17 @@ public final class LoadLab {
         new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(dir.resolve("load.json").toFile(), rs);
         StringBuilder csv = new StringBuilder("server,method,workers,status,kex,conn_per_s,successes,failures,p50_ms,"
                 + "p95_ms,p99_ms,cpu_ms_per_conn,peak_mem_mb,client_logins_total,server_logins_total,"
-                + "server_jit_ms_per_conn,client_cpu_ms_per_conn\n");
+                + "server_jit_ms_per_conn,client_cpu_ms_per_conn,cpu_source,proc_cpu_ms_per_conn,login_user,"
+                + "loadavg_start,loadavg_end\n");
         for (LoadResult r : rs) {
             csv.append(String.join(",", r.server(), r.method(), Integer.toString(r.workers()), r.status(), r.kex(),
                     s(r.connPerS()), Long.toString(r.successes()), Long.toString(r.failures()), s(r.p50Ms()),
                     s(r.p95Ms()), s(r.p99Ms()), s(r.cpuMsPerConn()), s(r.peakMemMb()),
                     Long.toString(r.clientLoginsTotal()), r.serverLoginsTotal() == null ? "" : r.serverLoginsTotal()
-                            .toString(), s(r.serverJitMsPerConn()), s(r.clientCpuMsPerConn()))).append('\n');
+                            .toString(), s(r.serverJitMsPerConn()), s(r.clientCpuMsPerConn()),
+                    r.cpuSource() == null ? "" : r.cpuSource(), s(r.procCpuMsPerConn()),
+                    r.loginUser() == null ? "" : r.loginUser(), s(r.loadavgStart()), s(r.loadavgEnd())))
+                    .append('\n');
         }
         Files.writeString(dir.resolve("load.csv"), csv);
         Files.writeString(dir.resolve("load.md"), markdown(rs));
@@ -307,9 +420,9 @@ public final class LoadLab {
                 + " sshd to 2 dedicated cores and runs clients elsewhere). Published: KEMUAuth paper Appendix C"
                 + " (mlkem768x25519-sha256, ssh-mldsa-65 host key).\n\n");
         b.append("| server | method | N | status | conn/s | failures | p50 ms | p95 ms | p99 ms | CPU ms/conn |"
-                + " of it JIT | client CPU ms/conn | peak MB | published conn/s | published p95 |"
-                + " published CPU ms/conn | published peak MB |\n");
-        b.append("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                + " /proc CPU ms/conn | of it JIT | client CPU ms/conn | peak MB | load avg | published conn/s |"
+                + " published p95 | published CPU ms/conn | published peak MB |\n");
+        b.append("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n");
         for (LoadResult r : rs) {
             double[] p = PUBLISHED.get(r.method() + "|" + r.workers());
             b.append("| ").append(r.server()).append(" | ").append(r.method()).append(" | ").append(r.workers())
@@ -317,8 +430,11 @@ public final class LoadLab {
                     .append(r.connPerS() == null ? "n/a" : r.failures() + (r.failures() > 0 ? " " + r.failuresByCause()
                             : "")).append(" | ").append(md(r.p50Ms())).append(" | ").append(md(r.p95Ms())).append(" | ")
                     .append(md(r.p99Ms())).append(" | ").append(md(r.cpuMsPerConn())).append(" | ")
+                    .append(md(r.procCpuMsPerConn())).append(" | ")
                     .append(md(r.serverJitMsPerConn())).append(" | ").append(md(r.clientCpuMsPerConn()))
-                    .append(" | ").append(md(r.peakMemMb())).append(" | ");
+                    .append(" | ").append(md(r.peakMemMb())).append(" | ")
+                    .append(r.loadavgStart() == null ? "n/a" : String.format(Locale.ROOT, "%.1f→%.1f",
+                            r.loadavgStart(), nz(r.loadavgEnd()))).append(" | ");
             if (p == null) {
                 b.append("— | — | — | — |\n");
             } else {
@@ -333,10 +449,18 @@ public final class LoadLab {
             b.append('\n');
         }
         b.append("\nMemory: ").append(rs.stream().map(LoadResult::memSource).filter(x -> x != null).findFirst()
-                .orElse("not measured")).append(". CPU: utime+stime+cutime+cstime of the server process from"
-                        + " /proc/PID/stat over the measured window, divided by the successful logins; \"of it JIT\":"
-                        + " the pqssh server JVM's C1/C2 compiler threads (/proc/PID/task); client CPU: the lab's own"
-                        + " JVM, which shares the CPUs with the server.\n");
+                .orElse("not measured")).append(". CPU: ").append(rs.stream().map(LoadResult::cpuSource)
+                        .filter(x -> x != null).findFirst().map(x -> x.equals("proc") ? "utime+stime+cutime+cstime of"
+                                + " the server process from /proc/PID/stat (only the children it waited for)"
+                                : "usage_usec of the server's own cgroup v2 (every process it created)")
+                        .orElse("not measured")).append(" over the measured window, divided by the successful logins;"
+                        + " \"/proc CPU\": utime+stime+cutime+cstime of the server's main process (sshd does not wait"
+                        + " for a non-root login's user-side process, so this misses it there); \"of it JIT\": the"
+                        + " pqssh server JVM's C1/C2 compiler threads (/proc/PID/task); client CPU: the lab's own JVM,"
+                        + " which shares the CPUs with the server; load avg: 1-minute load average at the window's"
+                        + " start and end. Logins as ").append(rs.stream().map(LoadResult::loginUser)
+                        .filter(x -> x != null).distinct().reduce((a, c) -> a + ", " + c).orElse("?"))
+                .append(".\n");
         return b.toString();
     }
 

@@ -288,12 +288,26 @@ public abstract class ServerProcess implements AutoCloseable {
         private final String kex;
         private final List<String> extraConfig;
 
+        private final String loginUser;
+        private final boolean skipShellRc;
+
         public OpenSsh(Path dir, Path sshd, LabKeys keys, String kex, List<String> extraConfig) {
+            this(dir, sshd, keys, kex, extraConfig, System.getProperty("user.name"), true);
+        }
+
+        /**
+         * @param loginUser   the only account sshd lets in ({@code AllowUsers})
+         * @param skipShellRc {@code SetEnv SHLVL=1}: the user's bash skips {@code ~/.bashrc} (see {@link #start})
+         */
+        public OpenSsh(Path dir, Path sshd, LabKeys keys, String kex, List<String> extraConfig, String loginUser,
+                boolean skipShellRc) {
             super(dir);
             this.sshd = sshd;
             this.keys = keys;
             this.kex = kex;
             this.extraConfig = List.copyOf(extraConfig);
+            this.loginUser = loginUser;
+            this.skipShellRc = skipShellRc;
         }
 
         @Override
@@ -329,15 +343,18 @@ public abstract class ServerProcess implements AutoCloseable {
                         "AuthorizedKeysFile " + keys.authorizedKeysOpenSsh.toAbsolutePath(), "StrictModes no",
                         "PidFile none", "PermitRootLogin yes", "PasswordAuthentication no",
                         "KbdInteractiveAuthentication no", "KexAlgorithms " + kex, "MaxStartups 1024",
-                        "LogLevel INFO", "UseDNS no", "PrintMotd no", "AllowUsers " + System.getProperty("user.name")));
+                        "LogLevel INFO", "UseDNS no", "PrintMotd no", "AllowUsers " + loginUser));
                 if (extraConfig.stream().noneMatch(l -> l.regionMatches(true, 0, "UsePAM ", 0, 7))) {
                     lines.add("UsePAM no");
                 }
-                // Debian's bash reads ~/.bashrc for a command sshd starts (it sees SSH_CLIENT and SHLVL < 2): the
-                // measured login would include the account's own start-up files (root's pyenv init took 1-4 s per
-                // login on the CI machine, and no login fit a 1.5 s window). SHLVL=1 makes the user's bash skip
-                // them, as the lab's pqssh server, which runs /bin/sh -c, never reads them.
-                lines.add("SetEnv SHLVL=1");
+                if (skipShellRc) {
+                    // Debian's bash reads ~/.bashrc for a command sshd starts (it sees SSH_CLIENT and SHLVL < 2):
+                    // the measured login would include the account's own start-up files (root's pyenv init took
+                    // 1-4 s per login on the CI machine, and no login fit a 1.5 s window). SHLVL=1 makes the user's
+                    // bash skip them, as the lab's pqssh server, which runs /bin/sh -c, never reads them. A pqssh
+                    // server that runs the user's shell (pqssh server) must then get the same line (LoadLab does)
+                    lines.add("SetEnv SHLVL=1");
+                }
                 lines.addAll(extraConfig);
                 Files.writeString(cfg, String.join("\n", lines) + "\n");
                 log = dir.resolve("sshd-" + id + ".log");
