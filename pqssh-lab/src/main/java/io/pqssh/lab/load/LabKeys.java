@@ -65,6 +65,14 @@ public final class LabKeys {
             d = d.getParent();
             Files.setPosixFilePermissions(d, x);
         }
+        for (Path up = top.getParent(); up != null; up = up.getParent()) {
+            if (!Files.getPosixFilePermissions(up).contains(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE)) {
+                throw new java.io.IOException(up + " is not traversable by other accounts (mode "
+                        + java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(up))
+                        + "): the login account could not read the authorized keys under " + top
+                        + "; use a --work-dir whose parents are (the default, under /tmp, is)");
+            }
+        }
         Files.setPosixFilePermissions(authorizedKeysAll, r);
         Files.setPosixFilePermissions(authorizedKeysOpenSsh, r);
     }

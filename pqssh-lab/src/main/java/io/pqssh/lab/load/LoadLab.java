@@ -454,8 +454,8 @@ public final class LoadLab {
                                 + " the server process from /proc/PID/stat (only the children it waited for)"
                                 : "usage_usec of the server's own cgroup v2 (every process it created)")
                         .orElse("not measured")).append(" over the measured window, divided by the successful logins;"
-                        + " \"/proc CPU\": utime+stime+cutime+cstime of the server's main process (sshd does not wait"
-                        + " for a non-root login's user-side process, so this misses it there); \"of it JIT\": the"
+                        + " \"/proc CPU\": utime+stime+cutime+cstime of the server's main process (only what it waited"
+                        + " for: sshd's monitor may leave a non-root login's user-side process to init); \"of it JIT\": the"
                         + " pqssh server JVM's C1/C2 compiler threads (/proc/PID/task); client CPU: the lab's own JVM,"
                         + " which shares the CPUs with the server; load avg: 1-minute load average at the window's"
                         + " start and end. Logins as ").append(rs.stream().map(LoadResult::loginUser)

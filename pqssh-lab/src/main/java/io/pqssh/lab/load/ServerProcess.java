@@ -179,11 +179,8 @@ public abstract class ServerProcess implements AutoCloseable {
             return true;
         }
 
-        @Override
-        public void start() throws IOException {
-            Files.createDirectories(dir);
-            String id = Long.toString(System.nanoTime());
-            Path cfg = dir.resolve("pqssh_config-" + id);
+        /** The server's config file. */
+        List<String> configLines() {
             List<String> lines = new ArrayList<>(List.of("Port 0", "ListenAddress 127.0.0.1",
                     "HostKey " + keys.hostKey.toAbsolutePath(),
                     "AuthorizedKeysFile " + keys.authorizedKeysAll.toAbsolutePath(),
@@ -192,7 +189,15 @@ public abstract class ServerProcess implements AutoCloseable {
                     // must not be dropped (sshd gets the same value)
                     "MaxStartups 1024"));
             lines.addAll(extraConfig);
-            Files.writeString(cfg, String.join("\n", lines) + "\n");
+            return lines;
+        }
+
+        @Override
+        public void start() throws IOException {
+            Files.createDirectories(dir);
+            String id = Long.toString(System.nanoTime());
+            Path cfg = dir.resolve("pqssh_config-" + id);
+            Files.writeString(cfg, String.join("\n", configLines()) + "\n");
             Path portFile = dir.resolve("port-" + id);
             stats = dir.resolve("stats-" + id);
             log = dir.resolve("pqssh-server-" + id + ".log");
@@ -338,24 +343,7 @@ public abstract class ServerProcess implements AutoCloseable {
                 port = freePort();
                 String id = Long.toString(System.nanoTime());
                 Path cfg = dir.resolve("sshd_config-" + id);
-                List<String> lines = new ArrayList<>(List.of("ListenAddress 127.0.0.1", "Port " + port,
-                        "HostKey " + keys.hostKey.toAbsolutePath(),
-                        "AuthorizedKeysFile " + keys.authorizedKeysOpenSsh.toAbsolutePath(), "StrictModes no",
-                        "PidFile none", "PermitRootLogin yes", "PasswordAuthentication no",
-                        "KbdInteractiveAuthentication no", "KexAlgorithms " + kex, "MaxStartups 1024",
-                        "LogLevel INFO", "UseDNS no", "PrintMotd no", "AllowUsers " + loginUser));
-                if (extraConfig.stream().noneMatch(l -> l.regionMatches(true, 0, "UsePAM ", 0, 7))) {
-                    lines.add("UsePAM no");
-                }
-                if (skipShellRc) {
-                    // Debian's bash reads ~/.bashrc for a command sshd starts (it sees SSH_CLIENT and SHLVL < 2):
-                    // the measured login would include the account's own start-up files (root's pyenv init took
-                    // 1-4 s per login on the CI machine, and no login fit a 1.5 s window). SHLVL=1 makes the user's
-                    // bash skip them, as the lab's pqssh server, which runs /bin/sh -c, never reads them. A pqssh
-                    // server that runs the user's shell (pqssh server) must then get the same line (LoadLab does)
-                    lines.add("SetEnv SHLVL=1");
-                }
-                lines.addAll(extraConfig);
+                List<String> lines = configLines(port);
                 Files.writeString(cfg, String.join("\n", lines) + "\n");
                 log = dir.resolve("sshd-" + id + ".log");
                 process = new ProcessBuilder(sshd.toString(), "-D", "-e", "-f", cfg.toString())
@@ -377,6 +365,29 @@ public abstract class ServerProcess implements AutoCloseable {
                 close();
             }
             throw last;
+        }
+
+        /** The config file for a server on {@code port}. */
+        List<String> configLines(int port) {
+            List<String> lines = new ArrayList<>(List.of("ListenAddress 127.0.0.1", "Port " + port,
+                    "HostKey " + keys.hostKey.toAbsolutePath(),
+                    "AuthorizedKeysFile " + keys.authorizedKeysOpenSsh.toAbsolutePath(), "StrictModes no",
+                    "PidFile none", "PermitRootLogin yes", "PasswordAuthentication no",
+                    "KbdInteractiveAuthentication no", "KexAlgorithms " + kex, "MaxStartups 1024",
+                    "LogLevel INFO", "UseDNS no", "PrintMotd no", "AllowUsers " + loginUser));
+            if (extraConfig.stream().noneMatch(l -> l.regionMatches(true, 0, "UsePAM ", 0, 7))) {
+                lines.add("UsePAM no");
+            }
+            if (skipShellRc) {
+                // Debian's bash reads ~/.bashrc for a command sshd starts (it sees SSH_CLIENT and SHLVL < 2):
+                // the measured login would include the account's own start-up files (root's pyenv init took
+                // 1-4 s per login on the CI machine, and no login fit a 1.5 s window). SHLVL=1 makes the user's
+                // bash skip them, as the lab's pqssh server, which runs /bin/sh -c, never reads them. A pqssh
+                // server that runs the user's shell (pqssh server) must then get the same line (LoadLab does)
+                lines.add("SetEnv SHLVL=1");
+            }
+            lines.addAll(extraConfig);
+            return lines;
         }
 
         /** "Accepted publickey" lines in sshd's log (sshd -e logs each accepted login at INFO). */

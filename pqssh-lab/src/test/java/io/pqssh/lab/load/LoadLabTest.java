@@ -168,6 +168,98 @@ class LoadLabTest {
         assertFalse(Files.readString(keys.authorizedKeysOpenSsh).contains("mlkem768"));
     }
 
+    @Test
+    void bothServerKindsSkipTheShellRcForTheLabsOwnAccountAndNeitherForAnother() throws Exception {
+        LabKeys keys = LabKeys.create(dir.resolve("k"));
+        Duration d = Duration.ofSeconds(1);
+        // the product server's main class must load; LabServerMain stands in for io.pqssh.cli.Main (not started)
+        String main = LabServerMain.class.getName();
+        LoadLab.Settings own = new LoadLab.Settings(List.of("pqssh-nopam", "openssh"), List.of(LoadMethod.ED25519),
+                List.of(1), d, d, dir, ServerProcess.DEBIAN_SSHD, main, d);
+        assertTrue(own.ownAccount());
+        assertEquals(System.getProperty("user.name"), own.loginUser());
+        for (String name : List.of("pqssh-nopam", "pqssh-pam")) {
+            List<String> cfg = ((ServerProcess.Pqssh) LoadLab.server(own, keys, name, dir)).configLines();
+            assertTrue(cfg.contains(LoadLab.SKIP_SHELL_RC), name + ": " + cfg);
+        }
+        for (String name : List.of("openssh", "openssh-pam")) {
+            List<String> cfg = ((ServerProcess.OpenSsh) LoadLab.server(own, keys, name, dir)).configLines(2222);
+            assertTrue(cfg.contains(LoadLab.SKIP_SHELL_RC), name + ": " + cfg);
+            assertTrue(cfg.contains("AllowUsers " + System.getProperty("user.name")), cfg.toString());
+        }
+        LoadLab.Settings other = new LoadLab.Settings(List.of("pqssh-nopam", "openssh"),
+                List.of(LoadMethod.ED25519), List.of(1), d, d, dir, ServerProcess.DEBIAN_SSHD, main, d, "someone",
+                false);
+        assertFalse(other.ownAccount());
+        assertEquals("someone", other.loginUser());
+        for (String name : List.of("pqssh-nopam", "pqssh-pam")) {
+            List<String> cfg = ((ServerProcess.Pqssh) LoadLab.server(other, keys, name, dir)).configLines();
+            assertTrue(cfg.stream().noneMatch(l -> l.startsWith("SetEnv")), name + ": " + cfg);
+        }
+        for (String name : List.of("openssh", "openssh-pam")) {
+            List<String> cfg = ((ServerProcess.OpenSsh) LoadLab.server(other, keys, name, dir)).configLines(2222);
+            assertTrue(cfg.stream().noneMatch(l -> l.startsWith("SetEnv")), name + ": " + cfg);
+            assertTrue(cfg.contains("AllowUsers someone"), cfg.toString());
+        }
+        assertEquals(LabAccount.DEFAULT_NAME, new LoadLab.Settings(List.of("openssh"), List.of(LoadMethod.ED25519),
+                List.of(1), d, d, dir, ServerProcess.DEBIAN_SSHD, null, d, null, true).loginUser());
+    }
+
+    @Test
+    void anotherAccountLogsInWithItsOwnShellRcAndTheServerCpuComesFromItsCgroup() throws Exception {
+        requireSshd();
+        ServerCgroupTest.requireRootAndCgroup2();
+        String name = "pqsshlabtest";
+        // sshd opens the authorized keys as the account: the work directory's parents must let it through
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
+        try (LabAccount a = LabAccount.create(name)) {
+            // each run of the account's ~/.bashrc leaves a line (before /etc/skel's return for non-interactive shells)
+            Path rc = a.home().resolve(".bashrc");
+            Files.writeString(rc, "echo x >> \"$HOME/rc-ran\"\n" + Files.readString(rc));
+            LoadLab.Settings s = new LoadLab.Settings(List.of("openssh"), List.of(LoadMethod.ED25519), List.of(1),
+                    Duration.ofMillis(1000), Duration.ofMillis(5000), dir.resolve("work"), ServerProcess.DEBIAN_SSHD,
+                    null, Duration.ofSeconds(20), name, false);
+            List<LoadResult> rs = LoadLab.run(s, null);
+            LoadResult r = rs.get(0);
+            assertEquals("ok", r.status(), r.toString());
+            assertEquals(name, r.loginUser());
+            assertEquals("cgroup-v2 cpu.stat", r.cpuSource(), r.toString());
+            assertTrue(r.cpuMsPerConn() > 0 && r.procCpuMsPerConn() != null, r.toString());
+            assertNotNull(r.loadavgStart());
+            // sshd ran the account's shell as a real login does, start-up file included, once per login
+            Path ran = a.home().resolve("rc-ran");
+            assertTrue(Files.exists(ran), "the account's ~/.bashrc never ran under sshd (SetEnv SHLVL=1?)");
+            assertEquals(r.clientLoginsTotal(), Files.readAllLines(ran).size(), r.toString());
+        }
+        assertFalse(LabAccount.exists(name));
+        assertNoServerLeft();
+    }
+
+    @Test
+    void createUserMakesTheAccountForTheRunAndRemovesIt() throws Exception {
+        requireSshd();
+        ServerCgroupTest.requireRootAndCgroup2();
+        String name = "pqsshlabtest2";
+        assertFalse(LabAccount.exists(name), name + " exists before the test");
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
+        LoadLab.Settings s = new LoadLab.Settings(List.of("openssh"), List.of(LoadMethod.ED25519), List.of(1),
+                Duration.ofMillis(1000), Duration.ofMillis(5000), dir.resolve("work"), ServerProcess.DEBIAN_SSHD,
+                null, Duration.ofSeconds(20), name, true);
+        List<LoadResult> rs = LoadLab.run(s, null);
+        assertEquals("ok", rs.get(0).status(), rs.toString());
+        assertEquals(name, rs.get(0).loginUser());
+        assertFalse(LabAccount.exists(name), "the lab left its account behind");
+        // an account that exists is never taken over (nor removed)
+        String me = System.getProperty("user.name");
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> LoadLab.run(new LoadLab.Settings(List.of("openssh"), List.of(LoadMethod.ED25519), List.of(1),
+                        Duration.ofMillis(300), Duration.ofMillis(2500), dir.resolve("work2"),
+                        ServerProcess.DEBIAN_SSHD, null, Duration.ofSeconds(20), me, true), null));
+        assertTrue(e.getMessage().contains("already exists"), e.getMessage());
+        assertTrue(LabAccount.exists(me));
+        assertNoServerLeft();
+    }
+
     private static void assertThrows(Runnable r) {
         try {
             r.run();
