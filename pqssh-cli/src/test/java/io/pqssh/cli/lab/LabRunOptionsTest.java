@@ -29,6 +29,23 @@ class LabRunOptionsTest {
     }
 
     @Test
+    void loadTakesTheLoginAccountOptionsAndRefusesAnUnknownAccountWithoutCreateUser() throws Exception {
+        LoadCommand load = new LoadCommand();
+        CommandLine cl = new CommandLine(load);
+        cl.parseArgs("--servers", "openssh", "--user", "no-such-pqssh-account", "--create-user");
+        assertEquals("no-such-pqssh-account", load.user);
+        assertTrue(load.createUser);
+        String help = cl.getUsageMessage();
+        assertTrue(help.contains("--user") && help.contains("--create-user"), help);
+        LoadCommand unknown = new LoadCommand();
+        new CommandLine(unknown).parseArgs("--servers", "openssh", "--user", "no-such-pqssh-account");
+        // refused before any server starts or any account is made
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, unknown::call);
+        assertTrue(e.getMessage().contains("no such account") && e.getMessage().contains("--create-user"),
+                e.getMessage());
+    }
+
+    @Test
     void defaultsAndBadTimeout() throws Exception {
         LabRunOptions run = new LabRunOptions();
         assertEquals(Duration.ofSeconds(30), run.timeout());
