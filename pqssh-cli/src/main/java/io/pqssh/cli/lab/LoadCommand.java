@@ -45,9 +45,10 @@ public final class LoadCommand implements Callable<Integer> {
             + " io.pqssh.cli.Main) instead of the lab's counting launcher of the same server.")
     String pqsshMain;
 
-    @Option(names = "--user", description = "Log in as this account (default: the lab's own, and then neither server"
-            + " runs its shell start-up files: SetEnv SHLVL=1 for both). For another account both servers run its"
-            + " shell as a real login does, ~/.bashrc included; the account must exist unless --create-user.")
+    @Option(names = "--user", description = "Log in as this account (default: the lab's own; both servers then get"
+            + " SetEnv SHLVL=1, which makes sshd's but not yet pqssh server's user shell skip ~/.bashrc). For another"
+            + " account both servers run its shell as a real login does, ~/.bashrc included; the account must exist"
+            + " unless --create-user. Compare pqssh-* with openssh* this way.")
     String user;
 
     @Option(names = "--create-user", description = "Create the login account (--user, default "

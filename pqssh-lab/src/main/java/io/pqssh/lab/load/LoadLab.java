@@ -33,8 +33,8 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 public final class LoadLab {
     /** Settings of one run. */
     /**
-     * Settings of one run. {@code user}: the account the workers log in as (null: the lab's own, whose shell start-up
-     * files neither server then runs: both get {@code SetEnv SHLVL=1}); with {@code createUser} the lab creates it
+     * Settings of one run. {@code user}: the account the workers log in as (null: the lab's own; both servers then
+     * get {@code SetEnv SHLVL=1}, see {@link #SKIP_SHELL_RC}); with {@code createUser} the lab creates it
      * ({@link LabAccount}, default name {@value LabAccount#DEFAULT_NAME}) and removes it at the end. For any account
      * but the lab's own, both servers run its shell as a real login does, start-up files included.
      */
@@ -88,6 +88,11 @@ public final class LoadLab {
     }
 
     public static List<LoadResult> run(Settings s, PrintStream progress) throws Exception {
+        if (progress != null && s.ownAccount() && s.servers().stream().anyMatch(n -> n.startsWith("pqssh-"))) {
+            progress.println("pqssh lab load: logging in as the lab's own account " + s.loginUser() + ": pqssh server"
+                    + " (pqssh-nopam, pqssh-pam) still runs its ~/.bashrc, sshd does not (SetEnv SHLVL=1 reaches"
+                    + " pqssh's user shell as 0); compare them with --create-user");
+        }
         LabAccount account = s.createUser() ? LabAccount.create(s.loginUser()) : null;
         try {
             if (account != null && progress != null) {
@@ -152,10 +157,13 @@ public final class LoadLab {
     }
 
     /**
-     * The config line both kinds of server get when the lab logs in as its own account: the user's bash then skips
-     * {@code ~/.bashrc} under sshd and under pqssh server alike (Debian's bash reads it for a command started over
-     * SSH when SHLVL < 2; SHLVL=1 becomes 2 in that bash). Before 2026-12-06 only sshd got it, and the pqssh server
-     * rows carried root's pyenv start-up (~0.6 s of CPU per login) that the sshd rows did not.
+     * The config line both kinds of server get when the lab logs in as its own account, so that their configs ask
+     * for the same thing: the user's bash should skip {@code ~/.bashrc} (Debian's bash reads it for a command
+     * started over SSH when SHLVL < 2; SHLVL=1 becomes 2 in that bash). sshd 9.2 does so. pqssh server (2026-12-06)
+     * hands the variable on as SHLVL=0: its bash trampoline's {@code exec} lowers SHLVL by one, so the user's bash
+     * still reads {@code ~/.bashrc} (root's pyenv start-up, ~0.6 s of CPU per login, in the pqssh-* rows). Before
+     * 2026-12-06 only sshd got the line. Comparisons of pqssh-* with openssh* therefore log in as another account
+     * ({@code --create-user}), under which neither server gets it.
      */
     static final String SKIP_SHELL_RC = "SetEnv SHLVL=1";
 
