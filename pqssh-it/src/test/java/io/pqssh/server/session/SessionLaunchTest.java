@@ -40,6 +40,34 @@ class SessionLaunchTest {
         assertEquals(List.of("PATH=/usr/bin:/bin"), SessionLaunch.SPAWN_ENV);
     }
 
+    /**
+     * The trampoline hands the program the SHLVL it imported, as sshd hands on SetEnv SHLVL=1 (bash's exec lowers
+     * it by one; Debian's bash reads ~/.bashrc for a command over SSH only while SHLVL is below 2), and none when
+     * none came; a value that is no number is never evaluated (bash arithmetic on the client's text could run code).
+     */
+    @Test
+    void theTrampolineHandsOnTheImportedShlvlUnchanged() throws Exception {
+        assertEquals("SHLVL=1", trampoline("SHLVL=1\0", "/usr/bin/printenv SHLVL | sed s/^/SHLVL=/"));
+        assertEquals("2", trampoline("SHLVL=1\0", "/bin/bash -c 'echo $SHLVL'"),
+                "the user's bash under sshd with SetEnv SHLVL=1 prints 2");
+        assertEquals("1", trampoline("", "/bin/bash -c 'echo $SHLVL'"), "none imported: 1, as under sshd");
+        // bash's exec hands a value that is no number on as 0, so the user's bash starts at 1, as with sshd
+        assertEquals("1", trampoline("SHLVL=a[$(echo pwned >&2)]\0", "/bin/bash -c 'echo $SHLVL'"),
+                "never evaluated");
+    }
+
+    /** The trampoline run with {@code payload} on descriptor 3, executing {@code sh -c script}. */
+    private static String trampoline(String payload, String script) throws Exception {
+        Process p = new ProcessBuilder(SessionLaunch.BASH, "-c",
+                "exec 3< <(printf '%s' \"$1\" | tr '\\n' '\\0'); shift; exec /bin/bash -c \"$@\"", "feed",
+                payload.replace('\0', '\n'), SessionLaunch.TRAMPOLINE, "pqssh-session", "/", "/bin/sh", "-c", script)
+                .redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "the trampoline did not end");
+        return out.strip();
+    }
+
     @Test
     void theEnvironmentGoesNulSeparatedWithSshdsVariablesWinning() {
         Map<String, String> client = new LinkedHashMap<>();

@@ -47,7 +47,9 @@ public final class SessionLaunch {
      * meanwhile, since an unknown LANG or LC_ALL makes bash warn when it is set, and a name bash cannot export (not
      * an identifier, or one of bash's read-only variables, or REPLY, which the loop uses) is left out. After the
      * import only positional parameters are used, so nothing the client sent changes what is executed. bash adds
-     * SHLVL=0 to the environment of what it executes, which a user's bash turns into 1 as under sshd.
+     * SHLVL=0 to the environment of what it executes when none was imported, which a user's bash turns into 1 as
+     * under sshd; its {@code exec} lowers an imported SHLVL (SetEnv, AcceptEnv, ~/.ssh/environment) by one, so that
+     * is raised by one first and the program gets the value sshd would give it.
      */
     static final String TRAMPOLINE = String.join("\n",
             "if ! cd -- \"$1\" 2>/dev/null; then",
@@ -59,6 +61,7 @@ public final class SessionLaunch {
             "  case ${REPLY%%=*} in REPLY|SHELLOPTS|BASHOPTS|BASH_VERSINFO|EUID|PPID|UID) ;; *) export -- \"$REPLY\";; esac",
             "done <&3",
             "exec 3<&- 2>&4 4>&-",
+            "case ${SHLVL-} in ''|*[!0-9]*) ;; *) SHLVL=$((10#$SHLVL + 1));; esac",
             "exec -- \"$@\"");
 
     private final List<String> argv;
