@@ -23,6 +23,7 @@ final class Mux {
     static final int S_SESSION_OPENED = 0x80000006;
     static final int S_REMOTE_PORT = 0x80000007;
     static final int S_TTY_ALLOC_FAIL = 0x80000008;
+    static final int S_PROXY = 0x8000000f;
 
     /** ssh's "no escape character" in MUX_C_NEW_SESSION. */
     static final int NO_ESCAPE = 0xffffffff;

@@ -47,6 +47,7 @@ public final class MuxMaster implements AutoCloseable {
     private final UnixSocket listener;
     private final Options options;
     private final ClientLog log;
+    private final MuxProxy proxy;
     private final int ownUid;
     private final AtomicInteger clients = new AtomicInteger();
     private final AtomicInteger nextSessionId = new AtomicInteger(1);
@@ -66,6 +67,7 @@ public final class MuxMaster implements AutoCloseable {
         this.listener = listener;
         this.options = options;
         this.log = log;
+        this.proxy = MuxProxy.install(session, log, options.forwardAgent());
         this.ownUid = UnixSocket.uid();
         this.acceptor = new Thread(this::acceptLoop, "pqssh-mux-listener");
         acceptor.setDaemon(true);
@@ -317,6 +319,17 @@ public final class MuxMaster implements AutoCloseable {
                 }
                 case Mux.C_OPEN_FWD, Mux.C_CLOSE_FWD -> {
                     return forward(type == Mux.C_OPEN_FWD, rid, m);
+                }
+                case Mux.C_PROXY -> {
+                    // ssh -O proxy: from here on the socket carries SSH connection-protocol packets (MuxProxy)
+                    if (channel != null || sessionOver) {
+                        send(MuxBuffer.writing(Mux.S_FAILURE).u32(rid).string("Multiple sessions not supported"));
+                        return true;
+                    }
+                    log.debug1("mux: proxy request");
+                    send(MuxBuffer.writing(Mux.S_PROXY).u32(rid));
+                    proxy.serve(sock);
+                    return false;
                 }
                 default -> {
                     log.debug1("mux: unsupported mux message 0x" + String.format("%08x", type));
