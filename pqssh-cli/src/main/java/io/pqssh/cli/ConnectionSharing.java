@@ -136,7 +136,10 @@ final class ConnectionSharing {
         }
     }
 
-    /** {@code -O check|exit|stop}: ssh's messages, on stderr with CR LF as ssh prints them. */
+    /**
+     * {@code -O check|exit|stop}: ssh's messages, on stderr with CR LF as ssh prints them; {@code -O
+     * conninfo|channels}: the master's answer on stdout (OpenSSH 10.3's "info" extension).
+     */
     private int control(ClientConfig config, ClientLog log) throws MuxClient.MuxFailure, ConfigException {
         MuxClient.Attempt a = MuxClient.connect(path, false, log);
         if (!a.connected()) {
@@ -163,6 +166,12 @@ final class ConnectionSharing {
                 }
                 case "forward", "cancel" -> {
                     return forwards(c, muxCommand.equals("forward"), config, log);
+                }
+                case "conninfo", "channels" -> {
+                    // as ssh's muxclient: the master's text on stdout as it comes (CR LF line ends)
+                    System.out.print(c.info(muxCommand.equals("conninfo") ? "connection" : "channels"));
+                    System.out.flush();
+                    return 0;
                 }
                 default -> throw new IllegalStateException(muxCommand);
             }

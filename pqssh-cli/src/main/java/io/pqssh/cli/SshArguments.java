@@ -150,7 +150,10 @@ final class SshArguments {
         }
     }
 
-    /** ssh's -O words; conninfo, channels and proxy exist in ssh but are not implemented here. */
+    /**
+     * ssh's -O words. {@code proxy} is refused: ssh then runs its own channel layer over the control socket as an
+     * unencrypted packet stream, and MINA's client runs its channels only on its own encrypted transport.
+     */
     private void muxCommand(String value) throws UsageException {
         if (into.stdioForward != null) {
             throw new UsageException("Cannot specify multiplexing command with -W", false);
@@ -159,9 +162,10 @@ final class SshArguments {
             throw new UsageException("Multiplexing command already specified", false);
         }
         switch (value) {
-            case "check", "exit", "stop", "forward", "cancel" -> into.muxCommand = value;
-            case "conninfo", "channels", "proxy" -> throw new UsageException("-O " + value
-                    + " is not implemented by pqssh ssh (docs/client.md)", false);
+            case "check", "exit", "stop", "forward", "cancel", "conninfo", "channels" -> into.muxCommand = value;
+            case "proxy" -> throw new UsageException("-O proxy is not supported by pqssh ssh: a proxy-mode client "
+                    + "runs SSH channels over the unencrypted control socket, which MINA's client cannot; use "
+                    + "OpenSSH's ssh -O proxy or a plain -S session (docs/client.md)", false);
             default -> throw new UsageException("Invalid multiplex command.", false);
         }
     }

@@ -258,6 +258,73 @@ class MuxProxyTest {
         }
     }
 
+    /**
+     * OpenSSH 10.3's "info" extension, which the installed OpenSSH 9.2 client does not have: {@code pqssh ssh -O
+     * conninfo|channels} through a pqssh master (its hello offers "info"), the answer to an unknown info name on a
+     * raw connection, OpenSSH 9.2's master (no "info": ssh's fatal line), and {@code pqssh ssh -O proxy}'s refusal.
+     */
+    @Test
+    void conninfoAndChannelsOfAPqsshMaster() throws Exception {
+        Path socket = dir.resolve("ctl");
+        Path masterLog = startPqsshMaster(socket);
+        long masterPid = pids.get(pids.size() - 1);
+        CliHarness.Result bg = sh("(" + proxyClient(socket) + " " + dest() + " 'sleep 4' > /dev/null 2>&1 &); "
+                + "sleep 1.5");
+        assertEquals(0, bg.rc(), bg.all());
+
+        CliHarness.Result info = sh("$PQSSH ssh -F none -S " + socket + " -O conninfo " + dest());
+        assertEquals(0, info.rc(), info.all() + CliHarness.read(masterLog));
+        String host = Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+        assertTrue(info.out().startsWith("Connection information for " + host + " pid " + masterPid + "\r\n"),
+                info.all());
+        assertTrue(Pattern.compile("\r\n  tcp 127\\.0\\.0\\.1:\\d+ -> 127\\.0\\.0\\.1:" + port + "\r\n")
+                .matcher(info.out()).find(), info.all());
+        for (String line : List.of("  duration 00:00:", "  kexalgorithm ", "  hostkeyalgorithm ssh-ed25519\r\n",
+                "  cipher ", "  mac ", "  compression none\r\n")) {
+            assertTrue(info.out().contains(line), line + " in:\n" + info.all());
+        }
+        CliHarness.Result ch = sh("$PQSSH ssh -F none -S " + socket + " -O channels " + dest());
+        assertEquals(0, ch.rc(), ch.all());
+        assertTrue(ch.out().startsWith("The following connections are open:\r\n"), ch.all());
+        assertTrue(Pattern.compile("  #\\d+ mux-proxy \\(\\[session\\] r\\d+ m0\\)\r\n").matcher(ch.out()).find(),
+                "the proxy client's session channel is listed:\n" + ch.all());
+
+        try (UnixSocket s = UnixSocket.connect(socket)) {
+            s.write(frame(new byte[] {0, 0, 0, 1, 0, 0, 0, 4}));
+            byte[] hello = readPacket(s);
+            assertEquals("info", new String(hello, 12, 4, java.nio.charset.StandardCharsets.US_ASCII),
+                    "the master's hello offers the info extension");
+            byte[] name = "bogus".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            byte[] req = new byte[12 + name.length];
+            req[0] = 0x20;
+            req[3] = 1; // MUX_C_EXT_INFO
+            req[7] = 9; // request id 9
+            req[11] = (byte) name.length;
+            System.arraycopy(name, 0, req, 12, name.length);
+            s.write(frame(req));
+            byte[] reply = readPacket(s);
+            assertEquals(List.of((byte) 0x90, (byte) 0, (byte) 0, (byte) 1, (byte) 9, (byte) 0),
+                    List.of(reply[0], reply[1], reply[2], reply[3], reply[7], reply[11]), "MUX_S_EXT_INFO, id 9, 0");
+            assertTrue(new String(reply, java.nio.charset.StandardCharsets.US_ASCII)
+                    .endsWith("info request type not supported"), "ssh's words for an unknown name");
+        }
+
+        Path osSocket = dir.resolve("os-ctl");
+        CliHarness.Result om = sh(CliHarness.SSH + " " + common() + " -M -S " + osSocket + " -fN " + dest());
+        assertEquals(0, om.rc(), om.all());
+        CliHarness.Result oc = sh(CliHarness.SSH + " -S " + osSocket + " -O check " + dest());
+        Matcher pm = MASTER_PID.matcher(oc.err());
+        assertTrue(pm.find(), oc.all());
+        pids.add(Long.parseLong(pm.group(1)));
+        CliHarness.Result old = sh("$PQSSH ssh -F none -S " + osSocket + " -O conninfo " + dest());
+        assertEquals(255, old.rc(), old.all());
+        assertTrue(old.err().lines().anyMatch(l -> l.equals("mux server does not support info request")), old.all());
+
+        CliHarness.Result proxy = sh("$PQSSH ssh -F none -S " + socket + " -O proxy " + dest() + " true");
+        assertEquals(255, proxy.rc(), proxy.all());
+        assertTrue(proxy.err().contains("-O proxy is not supported by pqssh ssh"), proxy.all());
+    }
+
     private static int errorLines(Path masterLog) {
         return (int) CliHarness.read(masterLog).lines().filter(l -> l.startsWith("mux proxy client:")).count();
     }

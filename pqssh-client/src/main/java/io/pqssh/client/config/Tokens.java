@@ -144,7 +144,7 @@ public final class Tokens {
     }
 
     /** gethostname(2), as ssh's {@code %l}: the kernel's name, not what a lookup of it returns. */
-    static String localHostName() {
+    public static String localHostName() {
         try {
             String h = java.nio.file.Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
             if (!h.isEmpty()) {

@@ -15,6 +15,10 @@ final class Mux {
     static final int C_NEW_STDIO_FWD = 0x10000008;
     static final int C_STOP_LISTENING = 0x10000009;
     static final int C_PROXY = 0x1000000f;
+    /** OpenSSH 10.3's "info" extension ({@code ssh -O conninfo|channels}): request and reply. */
+    static final int C_EXT_INFO = 0x20000001;
+    static final int S_EXT_INFO = 0x90000001;
+    static final String EXT_INFO = "info";
     static final int S_OK = 0x80000001;
     static final int S_PERMISSION_DENIED = 0x80000002;
     static final int S_FAILURE = 0x80000003;

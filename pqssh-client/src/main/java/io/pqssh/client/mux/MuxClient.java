@@ -32,6 +32,8 @@ public final class MuxClient implements AutoCloseable {
 
     private final UnixSocket sock;
     private int requestId;
+    /** The master offered OpenSSH 10.3's "info" extension ({@code -O conninfo|channels}). */
+    private boolean infoExtension;
 
     private MuxClient(UnixSocket sock) {
         this.sock = sock;
@@ -94,7 +96,12 @@ public final class MuxClient implements AutoCloseable {
         while (m.hasMore()) {
             String name = m.string();
             m.bytes();
-            log.debug2("Unrecognised master extension \"" + name + "\"");
+            if (name.equals(Mux.EXT_INFO)) {
+                log.debug1("Received 'info' extension");
+                infoExtension = true;
+            } else {
+                log.debug2("Unrecognised master extension \"" + name + "\"");
+            }
         }
     }
 
@@ -131,6 +138,30 @@ public final class MuxClient implements AutoCloseable {
             return pid;
         } catch (IOException e) {
             throw new MuxFailure("master alive check failed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * MUX_C_EXT_INFO ({@code -O conninfo} with "connection", {@code -O channels} with "channels"): the master's text,
+     * as ssh's {@code mux_client_request_info}.
+     */
+    public String info(String name) throws MuxFailure {
+        if (!infoExtension) {
+            throw new MuxFailure("mux server does not support info request");
+        }
+        try {
+            MuxBuffer m = request(MuxBuffer.writing(Mux.C_EXT_INFO).u32(requestId).string(name));
+            int type = m.u32();
+            if (type != Mux.S_EXT_INFO) {
+                throw new MuxFailure("mux_client_request_info: master returned error: " + errorText(type, m));
+            }
+            checkId(m.u32());
+            m.u32(); // status: ssh prints the text either way
+            String text = m.string();
+            requestId++;
+            return text;
+        } catch (IOException e) {
+            throw new MuxFailure("mux_client_request_info: info request failed: " + e.getMessage(), e);
         }
     }
 

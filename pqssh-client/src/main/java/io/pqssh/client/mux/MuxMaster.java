@@ -55,6 +55,8 @@ public final class MuxMaster implements AutoCloseable {
     private volatile boolean listening = true;
     private volatile boolean terminated;
     private volatile long idleSince = System.nanoTime();
+    /** When the master was set up, just after authenticating: -O conninfo's duration counts from here. */
+    private final long started = System.nanoTime();
     /** Pty sessions and the client terminal each follows, for SIGWINCH (ssh's clients relay theirs to the master). */
     private final java.util.Set<TtySession> ttys = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -256,7 +258,8 @@ public final class MuxMaster implements AutoCloseable {
         }
 
         void run() throws IOException {
-            send(MuxBuffer.writing(Mux.MSG_HELLO).u32(Mux.VERSION));
+            // the "info" extension, as OpenSSH 10.3's master: its clients may then send MUX_C_EXT_INFO
+            send(MuxBuffer.writing(Mux.MSG_HELLO).u32(Mux.VERSION).string(Mux.EXT_INFO).string("0"));
             byte[] body;
             while ((body = Mux.read(sock)) != null) {
                 MuxBuffer m = MuxBuffer.reading(body);
@@ -319,6 +322,17 @@ public final class MuxMaster implements AutoCloseable {
                 }
                 case Mux.C_OPEN_FWD, Mux.C_CLOSE_FWD -> {
                     return forward(type == Mux.C_OPEN_FWD, rid, m);
+                }
+                case Mux.C_EXT_INFO -> {
+                    String name = m.string();
+                    String text = switch (name) {
+                        case "connection" -> MuxInfo.connection(session, started);
+                        case "channels" -> MuxInfo.channels(session, proxy);
+                        default -> null;
+                    };
+                    log.debug2("mux: info request " + name);
+                    send(MuxBuffer.writing(Mux.S_EXT_INFO).u32(rid).u32(text == null ? 0 : 1)
+                            .string(text == null ? "info request type not supported" : text));
                 }
                 case Mux.C_PROXY -> {
                     // ssh -O proxy: from here on the socket carries SSH connection-protocol packets (MuxProxy)

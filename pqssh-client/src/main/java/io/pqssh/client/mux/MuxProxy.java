@@ -76,9 +76,23 @@ final class MuxProxy {
         return p;
     }
 
-    /** Channels relayed now (for tests and {@code -O channels}). */
-    int openChannels() {
-        return byLocal.size();
+    /**
+     * {@code -O channels}' lines for the relayed channels, in the form of ssh's listing of its mux-proxy channels:
+     * our number, then in parentheses the type, the server's number ({@code r}) and the client's ({@code m}).
+     */
+    String channelLines() {
+        StringBuilder b = new StringBuilder();
+        java.util.List<ProxyChannel> all = new java.util.ArrayList<>(byLocal.values());
+        all.sort(java.util.Comparator.comparingLong(c -> c.localId));
+        for (ProxyChannel c : all) {
+            long server;
+            synchronized (c) {
+                server = c.serverId;
+            }
+            b.append("  #").append(c.localId).append(" mux-proxy ([").append(c.ctype).append("] ")
+                    .append(server >= 0 ? "r" + server : "nr").append(" m").append(c.downId).append(")\r\n");
+        }
+        return b.toString();
     }
 
     private void closeAll() {
@@ -105,6 +119,7 @@ final class MuxProxy {
     /** One of a downstream's channels: its number, ours on the connection, and the server's. */
     private static final class ProxyChannel {
         final Downstream owner;
+        final String ctype;
         final long downId;
         final long localId;
         long serverId = -1; // guarded by this
@@ -112,8 +127,9 @@ final class MuxProxy {
         boolean closeReceived; // guarded by this
         boolean orphan; // guarded by this: the downstream is gone
 
-        ProxyChannel(Downstream owner, long downId, long localId) {
+        ProxyChannel(Downstream owner, String ctype, long downId, long localId) {
             this.owner = owner;
+            this.ctype = ctype;
             this.downId = downId;
             this.localId = localId;
         }
@@ -339,7 +355,7 @@ final class MuxProxy {
                 throw new ProxyException("too many channels");
             }
             long localId = allocateId();
-            ProxyChannel c = new ProxyChannel(this, downId, localId);
+            ProxyChannel c = new ProxyChannel(this, new String(ctype, StandardCharsets.UTF_8), downId, localId);
             byLocal.put(localId, c);
             channels.add(c);
             log.debug2("mux proxy: channel " + downId + " (" + new String(ctype, StandardCharsets.UTF_8)

@@ -21,11 +21,12 @@ import io.pqssh.common.forward.OutgoingRelayChannel;
  * status fields pqssh has of ssh's: state {@code t4} (open), the type, the peer's channel number, the input and
  * output states (0 open, 3 closed). ssh's descriptor numbers and buffer counts have no counterpart and are left out.
  */
-final class OpenChannels {
+public final class OpenChannels {
     private OpenChannels() {
     }
 
-    static String message(Session session) {
+    /** The listing, CR LF line ends (also a master's answer to {@code ssh -O channels}). */
+    public static String message(Session session) {
         StringBuilder b = new StringBuilder("The following connections are open:\r\n");
         if (!(session.getService(ConnectionService.class) instanceof AbstractConnectionService cs)) {
             return b.toString();
