@@ -163,6 +163,20 @@ class MuxProxyTest {
                 () -> "-L through the proxy client did not listen:\n" + CliHarness.read(dir.resolve("fwd.log")));
         assertTrue(CliHarness.firstLine(lport).startsWith("SSH-2.0-OpenSSH"), CliHarness.read(masterLog));
 
+        // its global requests are answered by the master (REQUEST_FAILURE): -R fails as ssh reports it, the session
+        // goes on; keepalives are answered (unanswered, the client would give up after about 6 s: "Timeout, server
+        // ... not responding"; interval and count leave a loaded machine seconds per reply)
+        int rport = CliHarness.freePort();
+        CliHarness.Result r = sh(proxyClient(socket) + " -R " + rport + ":127.0.0.1:" + port + " " + dest()
+                + " 'echo ran'");
+        assertEquals(0, r.rc(), r.all() + CliHarness.read(masterLog));
+        assertEquals("ran\n", r.out(), r.all());
+        assertTrue(r.err().contains("Warning: remote port forwarding failed for listen port " + rport), r.all());
+        CliHarness.Result alive = sh(proxyClient(socket) + " -o ServerAliveInterval=2 -o ServerAliveCountMax=2 "
+                + dest() + " 'sleep 9; echo alive'");
+        assertEquals(0, alive.rc(), alive.all() + CliHarness.read(masterLog));
+        assertEquals("alive\n", alive.out(), alive.all());
+
         assertEquals(1, logins(), "proxy clients must not log in again:\n" + CliHarness.read(sshdLog));
         assertTrue(CliHarness.read(masterLog).contains("mux: proxy request"), CliHarness.read(masterLog));
     }

@@ -433,8 +433,11 @@ final class MuxProxy {
             boolean wantReply = b[at] != 0;
             log.debug1("mux proxy: global request " + name + " refused");
             if (wantReply) {
-                byte[] p = new byte[4 + 2];
-                putU32(p, 0, 2);
+                // OpenSSH's mux packet reader refuses a packet under 5 bytes ("incomplete message"), and a bare
+                // REQUEST_FAILURE is 2: it goes with 3 bytes of padding, said so in the padding length byte
+                byte[] p = new byte[4 + 2 + 3];
+                putU32(p, 0, 5);
+                p[4] = 3;
                 p[5] = SshConstants.SSH_MSG_REQUEST_FAILURE;
                 queue(p);
             }
