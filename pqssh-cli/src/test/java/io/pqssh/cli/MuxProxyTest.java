@@ -181,6 +181,33 @@ class MuxProxyTest {
         assertTrue(CliHarness.read(masterLog).contains("mux: proxy request"), CliHarness.read(masterLog));
     }
 
+    /** The same through a pqssh master logged in to {@code pqssh server} (MINA on both ends of the connection). */
+    @Test
+    void openSshProxyClientThroughAPqsshMasterToAPqsshServer() throws Exception {
+        try (ForwardingHarness h = new ForwardingHarness(dir)) {
+            int pqPort = h.startServer(authorizedKeys);
+            Path socket = dir.resolve("pq-ctl");
+            Path masterLog = dir.resolve("pq-master.log");
+            String opts = common().replace("-p " + port + " ", "-p " + pqPort + " ");
+            CliHarness.Result m = sh("$PQSSH ssh " + opts + " -v -M -S " + socket + " -fN " + dest() + " >"
+                    + masterLog + " 2>&1");
+            assertEquals(0, m.rc(), m.all() + CliHarness.read(masterLog));
+            CliHarness.Result c = sh(CliHarness.SSH + " -S " + socket + " -O check " + dest());
+            Matcher pm = MASTER_PID.matcher(c.err());
+            assertTrue(pm.find(), c.all());
+            pids.add(Long.parseLong(pm.group(1)));
+
+            CliHarness.Result s = sh("printf 'to-the-remote\\n' | " + CliHarness.SSH + " " + opts + " -S " + socket
+                    + " -O proxy " + dest() + " 'cat; echo on-stderr >&2; exit 5'");
+            assertEquals(5, s.rc(), s.all() + CliHarness.read(masterLog));
+            assertEquals("to-the-remote\n", s.out(), s.all());
+            assertTrue(s.err().contains("on-stderr"), s.all());
+            CliHarness.Result big = sh(CliHarness.SSH + " " + opts + " -S " + socket + " -O proxy " + dest()
+                    + " 'head -c 3000000 /dev/zero' | wc -c");
+            assertEquals("3000000", big.out().trim(), big.all() + CliHarness.read(masterLog));
+        }
+    }
+
     /**
      * A proxy client killed while its pty session runs: the master closes that channel on the connection, so sshd
      * hangs up the pty and the remote process ends (without the clean-up it would run on).
