@@ -309,9 +309,13 @@ class MuxProxyTest {
         Path socket = dir.resolve("ctl");
         Path masterLog = startPqsshMaster(socket);
         long masterPid = pids.get(pids.size() - 1);
-        CliHarness.Result bg = sh("(" + proxyClient(socket) + " " + dest() + " 'sleep 4' > /dev/null 2>&1 &); "
-                + "sleep 1.5");
+        // a proxy client whose session channel stays open until this test ends it (by its pid)
+        // (the remote sleep ends by itself)
+        CliHarness.Result bg = sh(proxyClient(socket) + " " + dest() + " 'echo up; sleep 90' > bg.out 2>&1 & echo $!");
         assertEquals(0, bg.rc(), bg.all());
+        pids.add(Long.parseLong(bg.out().trim()));
+        CliHarness.waitUntil(Duration.ofSeconds(20), () -> CliHarness.read(dir.resolve("bg.out")).contains("up"),
+                () -> "the proxy client's session did not start:\n" + CliHarness.read(masterLog));
 
         CliHarness.Result info = sh("$PQSSH ssh -F none -S " + socket + " -O conninfo " + dest());
         assertEquals(0, info.rc(), info.all() + CliHarness.read(masterLog));
@@ -328,7 +332,7 @@ class MuxProxyTest {
         assertEquals(0, ch.rc(), ch.all());
         assertTrue(ch.out().startsWith("The following connections are open:\r\n"), ch.all());
         assertTrue(Pattern.compile("  #\\d+ mux-proxy \\(\\[session\\] r\\d+ m0\\)\r\n").matcher(ch.out()).find(),
-                "the proxy client's session channel is listed:\n" + ch.all());
+                "the proxy client's session channel is listed:\n" + ch.all() + CliHarness.read(masterLog));
 
         try (UnixSocket s = UnixSocket.connect(socket)) {
             s.write(frame(new byte[] {0, 0, 0, 1, 0, 0, 0, 4}));
