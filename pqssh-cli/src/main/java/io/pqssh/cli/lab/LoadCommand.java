@@ -46,7 +46,7 @@ public final class LoadCommand implements Callable<Integer> {
     String pqsshMain;
 
     @Option(names = "--user", description = "Log in as this account (default: the lab's own; both servers then get"
-            + " SetEnv SHLVL=1, which makes sshd's but not yet pqssh server's user shell skip ~/.bashrc). For another"
+            + " SetEnv SHLVL=1, which makes the user's shell skip ~/.bashrc under either). For another"
             + " account both servers run its shell as a real login does, ~/.bashrc included; the account must exist"
             + " unless --create-user. Compare pqssh-* with openssh* this way.")
     String user;

@@ -88,11 +88,6 @@ public final class LoadLab {
     }
 
     public static List<LoadResult> run(Settings s, PrintStream progress) throws Exception {
-        if (progress != null && s.ownAccount() && s.servers().stream().anyMatch(n -> n.startsWith("pqssh-"))) {
-            progress.println("pqssh lab load: logging in as the lab's own account " + s.loginUser() + ": pqssh server"
-                    + " (pqssh-nopam, pqssh-pam) still runs its ~/.bashrc, sshd does not (SetEnv SHLVL=1 reaches"
-                    + " pqssh's user shell as 0); compare them with --create-user");
-        }
         LabAccount account = s.createUser() ? LabAccount.create(s.loginUser()) : null;
         try {
             if (account != null && progress != null) {
@@ -159,11 +154,10 @@ public final class LoadLab {
     /**
      * The config line both kinds of server get when the lab logs in as its own account, so that their configs ask
      * for the same thing: the user's bash should skip {@code ~/.bashrc} (Debian's bash reads it for a command
-     * started over SSH when SHLVL < 2; SHLVL=1 becomes 2 in that bash). sshd 9.2 does so. pqssh server (2026-12-06)
-     * hands the variable on as SHLVL=0: its bash trampoline's {@code exec} lowers SHLVL by one, so the user's bash
-     * still reads {@code ~/.bashrc} (root's pyenv start-up, ~0.6 s of CPU per login, in the pqssh-* rows). Before
-     * 2026-12-06 only sshd got the line. Comparisons of pqssh-* with openssh* therefore log in as another account
-     * ({@code --create-user}), under which neither server gets it.
+     * started over SSH when SHLVL < 2; SHLVL=1 becomes 2 in that bash). sshd 9.2 does so, and pqssh server does
+     * since eef71a1 (before, its session trampoline's {@code exec} lowered SHLVL by one, and the user's bash still
+     * read {@code ~/.bashrc}). Before 2026-12-06 only sshd got the line. With another account ({@code --user},
+     * {@code --create-user}) neither server gets it.
      */
     static final String SKIP_SHELL_RC = "SetEnv SHLVL=1";
 
