@@ -33,9 +33,54 @@ class CertificateServerTest {
     }
 
     private CliHarness.Result ssh(int port, Path key, String command) throws Exception {
+        return ssh(port, key, "", command);
+    }
+
+    private CliHarness.Result ssh(int port, Path key, String options, String command) throws Exception {
         return CliHarness.shell(dir, Map.of(), "ssh -F none -o BatchMode=yes -o IdentitiesOnly=yes"
                 + " -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -i " + key + " -p " + port + " "
-                + CliHarness.user() + "@127.0.0.1 '" + command + "'");
+                + options + " " + CliHarness.user() + "@127.0.0.1" + (command.isEmpty() ? "" : " '" + command + "'"));
+    }
+
+    /**
+     * A certificate's source-address is sshd's addr_match_cidr_list: a listed address logs in, a wildcard entry (which
+     * from= would match) makes the certificate invalid, as in sshd; and the certificate's missing extensions limit
+     * the session: no permit-pty, no pty; no permit-port-forwarding, no -W.
+     */
+    @Test
+    void sourceAddressIsACidrListAndMissingExtensionsLimitTheSession() throws Exception {
+        CliHarness.requireBinary(CliHarness.SSH, "openssh-client");
+        h = new ForwardingHarness(dir);
+        Path ca = CliHarness.sshKeygen(dir.resolve("user_ca"), "ed25519");
+        Path listed = CliHarness.sshKeygen(dir.resolve("id_listed"), "ed25519");
+        Path wildcard = CliHarness.sshKeygen(dir.resolve("id_wildcard"), "ed25519");
+        Path full = CliHarness.sshKeygen(dir.resolve("id_full"), "ed25519");
+        Path bare = CliHarness.sshKeygen(dir.resolve("id_bare"), "ed25519");
+        String user = CliHarness.user();
+        sshKeygenSign(ca, listed, "-I", "listed", "-n", user, "-O", "source-address=192.0.2.0/24,127.0.0.1/32");
+        // ssh-keygen refuses -O source-address=127.0.0.*, but writes it as a custom critical option
+        sshKeygenSign(ca, wildcard, "-I", "wildcard", "-n", user, "-O", "critical:source-address=127.0.0.*");
+        sshKeygenSign(ca, full, "-I", "full", "-n", user);
+        sshKeygenSign(ca, bare, "-I", "bare", "-n", user, "-O", "no-pty", "-O", "no-port-forwarding");
+        Path authorized = Files.writeString(dir.resolve("authorized_keys"), "");
+        int port = h.startServer(authorized, "-o", "TrustedUserCAKeys=" + pub(ca));
+
+        CliHarness.Result ok = ssh(port, listed, "echo listed");
+        assertEquals("listed", ok.out().strip(), ok.all());
+        assertNotEquals(0, ssh(port, wildcard, "echo wildcard").rc(), "a source-address wildcard matched");
+
+        CliHarness.Result pty = ssh(port, full, "-tt", "tty");
+        assertTrue(pty.out().strip().startsWith("/dev/pts/"), pty.all());
+        // as against sshd 9.2 with the same certificate: ssh -tt reports the refused pty (and exits 255, no output)
+        CliHarness.Result noPty = ssh(port, bare, "-tt", "tty");
+        assertTrue(noPty.err().contains("PTY allocation request failed"), noPty.all());
+        assertTrue(!noPty.out().contains("/dev/pts/"), noPty.all());
+
+        CliHarness.Result forward = ssh(port, full, "-W 127.0.0.1:" + port, "");
+        assertTrue(forward.out().startsWith("SSH-2.0-"), forward.all());
+        CliHarness.Result noForward = ssh(port, bare, "-W 127.0.0.1:" + port, "");
+        assertTrue(noForward.err().contains("administratively prohibited"), noForward.all());
+        assertTrue(!noForward.out().contains("SSH-2.0-"), noForward.all());
     }
 
     @Test

@@ -125,7 +125,11 @@ public final class CertificateAuthorizer {
                 throw new CertificateException("Certificate invalid: name is not a listed principal");
             }
             String source = cert.criticalOption("source-address");
-            if (source != null && OpenSshPatterns.addrMatchList(address, source) != OpenSshPatterns.MATCH) {
+            // sshd's addr_match_cidr_list: addresses and CIDR blocks only; an invalid list refuses the certificate
+            if (source != null && OpenSshPatterns.addrMatchCidrList(null, source) == OpenSshPatterns.ERROR) {
+                throw new CertificateException("Certificate source-address contents invalid");
+            }
+            if (source != null && OpenSshPatterns.addrMatchCidrList(address, source) != OpenSshPatterns.MATCH) {
                 throw new CertificateException("Authentication tried for " + user + " with valid certificate but"
                         + " not from a permitted source address (" + address + ").");
             }

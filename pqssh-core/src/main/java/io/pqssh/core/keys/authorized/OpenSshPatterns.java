@@ -112,6 +112,40 @@ public final class OpenSshPatterns {
     }
 
     /**
+     * OpenSSH's {@code addr_match_cidr_list}, the check of a certificate's {@code source-address} (and of ssh-keygen's
+     * {@code -O source-address=}): every entry must be an address or a CIDR block with no host bits set, without
+     * wildcards or negation. Returns {@link #MATCH} when {@code addr} is in one of the blocks, {@link #NO_MATCH} when
+     * not (also for an {@code addr} that is no address), {@link #ERROR} when any entry is invalid, whatever the address.
+     * With a null {@code addr} only the list is checked ({@link #NO_MATCH} when valid).
+     */
+    public static int addrMatchCidrList(String addr, String list) {
+        byte[] a = addr == null ? null : parseAddress(addr);
+        if (addr != null && a == null) {
+            return NO_MATCH;
+        }
+        int ret = NO_MATCH;
+        for (String entry : list.split(",", -1)) {
+            // OpenSSH: empty, longer than INET6_ADDRSTRLEN + 3, or characters outside "0-9a-fA-F.:/" are invalid
+            if (entry.isEmpty() || entry.length() > 46 + 3 || !entry.matches("[0-9a-fA-F.:/]+")) {
+                return ERROR;
+            }
+            Cidr c;
+            try {
+                c = Cidr.parse(entry);
+            } catch (IllegalArgumentException inconsistent) {
+                return ERROR;
+            }
+            if (c == null) {
+                return ERROR;
+            }
+            if (a != null && c.contains(a)) {
+                ret = MATCH;
+            }
+        }
+        return ret;
+    }
+
+    /**
      * OpenSSH's {@code match_host_and_ip}, the {@code from=} check: 1 if the host name or the address matches and
      * neither is negated, 0 if not permitted, -1 if the list is invalid. Without a resolved host name pass the
      * address as {@code host} (sshd's {@code UseDNS no}).

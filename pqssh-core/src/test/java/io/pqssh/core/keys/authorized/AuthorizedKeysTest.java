@@ -263,4 +263,26 @@ class AuthorizedKeysTest {
         assertEquals(-1, OpenSshPatterns.matchHostAndIp("h", "10.2.3.4", "10.0.0.1/8"));
         assertThrows(Exception.class, () -> AuthorizedKeyOptions.parse("from=\"10.0.0.1/8\"", ZONE));
     }
+
+    /**
+     * A certificate's source-address is OpenSSH's addr_match_cidr_list, not from='s addr_match_list: addresses and
+     * CIDR blocks only, and one invalid entry (a wildcard, a negation, host bits, an empty entry) invalidates the
+     * whole list whatever the address, where addr_match_list would match {@code 127.0.0.*} or {@code *}.
+     */
+    @Test
+    void sourceAddressIsACidrListOnly() {
+        assertEquals(OpenSshPatterns.MATCH, OpenSshPatterns.addrMatchCidrList("127.0.0.1", "127.0.0.1/32,::1"));
+        assertEquals(OpenSshPatterns.MATCH, OpenSshPatterns.addrMatchCidrList("::1", "127.0.0.1/32,::1"));
+        assertEquals(OpenSshPatterns.MATCH, OpenSshPatterns.addrMatchCidrList("10.9.8.7", "192.0.2.1,10.0.0.0/8"));
+        assertEquals(OpenSshPatterns.NO_MATCH, OpenSshPatterns.addrMatchCidrList("10.0.0.1", "127.0.0.1/32,::1"));
+        assertEquals(OpenSshPatterns.NO_MATCH, OpenSshPatterns.addrMatchCidrList("not-an-address", "0.0.0.0/0"));
+        assertEquals(OpenSshPatterns.NO_MATCH, OpenSshPatterns.addrMatchCidrList(null, "10.0.0.0/8,2001:db8::/32"));
+        for (String invalid : List.of("127.0.0.*", "*", "!10.0.0.0/8,0.0.0.0/0", "10.0.0.1/8", "10.0.0.0/33",
+                "127.0.0.1,", "", "127.0.0.1,localhost", "300.1.1.1", "10.0.0.0/", "127.0.0.1/32,*")) {
+            assertEquals(OpenSshPatterns.ERROR, OpenSshPatterns.addrMatchCidrList("127.0.0.1", invalid), invalid);
+            assertEquals(OpenSshPatterns.ERROR, OpenSshPatterns.addrMatchCidrList(null, invalid), invalid);
+        }
+        // what from= accepts and matches, a source-address refuses
+        assertEquals(OpenSshPatterns.MATCH, OpenSshPatterns.addrMatchList("127.0.0.1", "127.0.0.*"));
+    }
 }
