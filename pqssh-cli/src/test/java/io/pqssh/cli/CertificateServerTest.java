@@ -83,6 +83,40 @@ class CertificateServerTest {
         assertTrue(!noForward.out().contains("SSH-2.0-"), noForward.all());
     }
 
+    /**
+     * AuthorizedPrincipalsFile (with %u): its principals log in and the user name no longer does; a missing file
+     * grants nothing; under StrictModes a group-writable file grants nothing, as sshd's auth_openprincipals.
+     */
+    @Test
+    void authorizedPrincipalsFileAndStrictModes() throws Exception {
+        CliHarness.requireBinary(CliHarness.SSH, "openssh-client");
+        h = new ForwardingHarness(dir);
+        String user = CliHarness.user();
+        Path ca = CliHarness.sshKeygen(dir.resolve("user_ca"), "ed25519");
+        Path ops = CliHarness.sshKeygen(dir.resolve("id_ops"), "ed25519");
+        Path named = CliHarness.sshKeygen(dir.resolve("id_named"), "ed25519");
+        sshKeygenSign(ca, ops, "-I", "ops", "-n", "deploy,ops-team");
+        sshKeygenSign(ca, named, "-I", "named", "-n", user);
+        Path principalsDir = Files.createDirectory(dir.resolve("principals"));
+        Path file = Files.writeString(principalsDir.resolve(user), "# who may log in as " + user + "\n"
+                + "  ops-team   # the on-call rota\n");
+        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        Path authorized = Files.writeString(dir.resolve("authorized_keys"), "");
+        int port = h.startServer(authorized, "-o", "TrustedUserCAKeys=" + pub(ca), "-o",
+                "AuthorizedPrincipalsFile=" + principalsDir + "/%u");
+
+        CliHarness.Result ok = ssh(port, ops, "echo ops");
+        assertEquals("ops", ok.out().strip(), ok.all());
+        assertNotEquals(0, ssh(port, named, "echo named").rc(), "the user name counted beside the file");
+        // group-writable: StrictModes ignores the file
+        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-r--"));
+        assertNotEquals(0, ssh(port, ops, "echo writable").rc(), "a group-writable principals file was used");
+        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        assertEquals("again", ssh(port, ops, "echo again").out().strip());
+        Files.delete(file);
+        assertNotEquals(0, ssh(port, ops, "echo missing").rc(), "no principals file, yet logged in");
+    }
+
     @Test
     void trustedUserCaKeysPrincipalsAndForceCommand() throws Exception {
         CliHarness.requireBinary(CliHarness.SSH, "openssh-client");

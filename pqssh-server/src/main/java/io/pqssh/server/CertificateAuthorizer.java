@@ -71,6 +71,17 @@ public final class CertificateAuthorizer {
         this.homes = homes;
     }
 
+    private boolean strictModes;
+
+    /**
+     * sshd's StrictModes for AuthorizedPrincipalsFile ({@code auth_openprincipals} opens it with the same checks as
+     * authorized_keys): a file that fails {@link UserPaths#strictModesRefusal} grants no principal.
+     */
+    public CertificateAuthorizer strictModes(boolean on) {
+        this.strictModes = on;
+        return this;
+    }
+
     /** AuthorizedPrincipalsCommand (null: none), with the accounts its user and the logging-in user come from. */
     public CertificateAuthorizer principalsCommand(PrincipalsCommand command,
             io.pqssh.server.login.AccountSource accountSource) {
@@ -180,11 +191,20 @@ public final class CertificateAuthorizer {
 
     /** AuthorizedPrincipalsFile: read as the command's output (a missing file grants nothing). */
     private List<String> principalsFromFile(String user) {
-        Optional<Path> p = UserPaths.resolve(principalsFilePattern, user, homes.apply(user));
+        Optional<Path> home = homes.apply(user);
+        Optional<Path> p = UserPaths.resolve(principalsFilePattern, user, home);
         if (p.isEmpty() || !Files.isRegularFile(p.get())) {
             return List.of();
         }
         try {
+            if (strictModes) {
+                Optional<String> why = UserPaths.strictModesRefusal(p.get(), user, home);
+                if (why.isPresent()) {
+                    LOG.warn("Authentication refused: StrictModes: ignoring AuthorizedPrincipalsFile {} for {}: {}",
+                            p.get(), user, why.get());
+                    return List.of();
+                }
+            }
             return PrincipalsCommand.principalLines(Files.readString(p.get()));
         } catch (IOException e) {
             LOG.warn("cannot read AuthorizedPrincipalsFile {}: {}", p.get(), e.getMessage());

@@ -124,7 +124,7 @@ public final class FileKeyAuthorizers {
     public FileKeyAuthorizers certificates(Path trustedUserCaKeys, String authorizedPrincipalsFile,
             List<String> caSignatureAlgorithms) {
         this.certificates = new CertificateAuthorizer(trustedUserCaKeys, authorizedPrincipalsFile,
-                caSignatureAlgorithms, homes);
+                caSignatureAlgorithms, homes).strictModes(strictModes);
         return this;
     }
 
