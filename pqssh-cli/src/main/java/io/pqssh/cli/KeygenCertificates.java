@@ -54,12 +54,19 @@ final class KeygenCertificates {
         long now = Instant.now().getEpochSecond();
         long[] validity = q.validity() == null ? new long[] {0, SshCertificate.FOREVER} : parseValidity(q.validity(), now);
         Serial serial = Serial.parse(q.serial());
-        List<String> principals = q.principals() == null ? List.of() : Arrays.asList(q.principals().split(","));
+        List<String> principals = q.principals() == null ? List.of() : Arrays.asList(q.principals().split(",", -1));
+        if (principals.contains("")) {
+            throw new IllegalArgumentException("Empty principal name"); // ssh-keygen's do_ca_sign
+        }
+        checkOptions(q.options());
         if (q.caInAgent()) {
             try (AgentCaSigner ca = AgentCaSigner.open(q.ca())) {
                 signAll(q, ca, validity, serial, principals, err);
             }
             return 0;
+        }
+        if (!Files.exists(q.ca())) {
+            throw new IllegalArgumentException("Load key \"" + q.ca() + "\": No such file or directory");
         }
         OpenSshPrivateKey caKey = KeygenCommand.readPrivate(q.ca(), q.passphrase());
         try {
@@ -74,7 +81,15 @@ final class KeygenCertificates {
             PrintStream err) throws Exception {
         long serial = first.value();
         for (Path pub : q.keys()) {
-            PublicKeyLine line = PublicKeyLine.parse(Files.readString(pub));
+            if (!Files.exists(pub)) {
+                throw new IllegalArgumentException("load pubkey \"" + pub + "\": No such file or directory");
+            }
+            PublicKeyLine line;
+            try {
+                line = PublicKeyLine.parse(Files.readString(pub));
+            } catch (io.pqssh.core.keys.KeyFileException e) {
+                throw new IllegalArgumentException("load pubkey \"" + pub + "\": invalid format", e);
+            }
             CertificateSigner s = CertificateSigner.forKey(line.blob()).keyId(q.keyId()).serial(serial)
                     .type(q.host() ? CertificateType.HOST : CertificateType.USER).principals(principals);
             if (validity[0] != 0 || validity[1] != SshCertificate.FOREVER) {
@@ -124,6 +139,23 @@ final class KeygenCertificates {
         String n = pub.getFileName().toString();
         String base = n.endsWith(".pub") ? n.substring(0, n.length() - 4) : n;
         return pub.resolveSibling(base + "-cert.pub");
+    }
+
+    /** ssh-keygen's add_cert_option checks: force-command and source-address once each, source-address valid. */
+    private static void checkOptions(List<String> options) {
+        Set<String> seen = new java.util.HashSet<>();
+        for (String o : options) {
+            String lower = o.toLowerCase(java.util.Locale.ROOT);
+            for (String n : List.of("force-command", "source-address")) {
+                if (lower.startsWith(n + "=") && !seen.add(n)) {
+                    throw new IllegalArgumentException(n + " already specified");
+                }
+            }
+            if (lower.startsWith("source-address=") && io.pqssh.core.keys.authorized.OpenSshPatterns
+                    .addrMatchCidrList(null, o.substring(15)) == io.pqssh.core.keys.authorized.OpenSshPatterns.ERROR) {
+                throw new IllegalArgumentException("Invalid source-address list");
+            }
+        }
     }
 
     private static void applyOption(CertificateSigner s, String o, boolean host) {

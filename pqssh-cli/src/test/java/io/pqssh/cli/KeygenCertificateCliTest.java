@@ -63,6 +63,60 @@ class KeygenCertificateCliTest {
                 ok(CliHarness.pqssh("keygen", "-L", "-f", cert.toString())).out());
     }
 
+    /** pqssh's stderr without its "pqssh keygen: " prefix, ssh-keygen's without the \r its log lines end in. */
+    private static String errText(CliHarness.Result r) {
+        return r.err().replace("\r", "").replace("pqssh keygen: ", "").strip();
+    }
+
+    /**
+     * What ssh-keygen 9.2 refuses at -s, pqssh refuses with the same line and status, writing no certificate: an
+     * empty principal name, a source-address list that is not addresses and CIDR blocks (sshd's
+     * addr_match_cidr_list: a wildcard is refused there, so the certificate would never log in), force-command or
+     * source-address twice, a missing CA or public key file.
+     */
+    @Test
+    void signingRefusesWhatSshKeygenRefuses(@TempDir Path dir) throws Exception {
+        Path ca = CliHarness.sshKeygen(dir.resolve("ca"), "ed25519");
+        Path user = CliHarness.sshKeygen(dir.resolve("id_user"), "ed25519");
+        Path cert = dir.resolve("id_user-cert.pub");
+        List<List<String>> cases = List.of(
+                List.of("-n", ""), List.of("-n", "alice,,bob"), List.of("-n", "alice,"),
+                List.of("-O", "source-address=300.1.1.1"), List.of("-O", "source-address=127.0.0.*"),
+                List.of("-O", "source-address=!10.0.0.0/8"), List.of("-O", "source-address=10.0.0.1/8"),
+                List.of("-O", "source-address=10.0.0.0/8", "-O", "source-address=::1"),
+                List.of("-O", "force-command=a", "-O", "force-command=b"));
+        for (List<String> c : cases) {
+            List<String> args = new ArrayList<>(List.of("-s", ca.toString(), "-I", "id"));
+            args.addAll(c);
+            args.add(pub(user).toString());
+            CliHarness.Result theirs = sshKeygen(dir, args.toArray(String[]::new));
+            assertEquals(255, theirs.rc(), c + ": " + theirs.all());
+            assertTrue(!Files.exists(cert), c + ": ssh-keygen wrote a certificate");
+            List<String> ours = new ArrayList<>(List.of("keygen"));
+            ours.addAll(args);
+            CliHarness.Result r = CliHarness.pqssh(ours.toArray(String[]::new));
+            assertEquals(255, r.rc(), c + ": " + r.all());
+            List<String> theirLines = errText(theirs).lines().toList();
+            assertEquals(theirLines.get(theirLines.size() - 1), errText(r), c.toString());
+            assertTrue(!Files.exists(cert), c + ": pqssh wrote a certificate");
+        }
+        // a valid list of addresses and blocks is written and read back as ssh-keygen writes it
+        ok(CliHarness.pqssh("keygen", "-s", ca.toString(), "-I", "id", "-O", "source-address=10.0.0.0/8,::1,192.0.2.7",
+                pub(user).toString()));
+        assertTrue(ok(sshKeygen(dir, "-L", "-f", cert.toString())).out()
+                .contains("source-address 10.0.0.0/8,::1,192.0.2.7"));
+        Files.delete(cert);
+        for (String[] missing : new String[][] {{"-s", dir.resolve("no-ca").toString(), "-I", "id",
+            pub(user).toString()}, {"-s", ca.toString(), "-I", "id", dir.resolve("no-key.pub").toString()}}) {
+            CliHarness.Result theirs = sshKeygen(dir, missing);
+            List<String> ours = new ArrayList<>(List.of("keygen"));
+            ours.addAll(List.of(missing));
+            CliHarness.Result r = CliHarness.pqssh(ours.toArray(String[]::new));
+            assertEquals(theirs.rc(), r.rc(), r.all());
+            assertEquals(errText(theirs), errText(r));
+        }
+    }
+
     /** {@code -z +N} numbers the certificates of one command line N, N+1, ... as ssh-keygen does. */
     @Test
     void serialPlusNumbersEachKeyOfTheCommandLine(@TempDir Path dir) throws Exception {
