@@ -350,27 +350,55 @@ final class KeygenCertificates {
     }
 
     /** {@code -L -f FILE}: every certificate in the file, as ssh-keygen -L. */
-    static int list(Path file, PrintStream out) throws Exception {
-        String text = Files.readString(file);
+    /**
+     * ssh-keygen 9.2's {@code do_show_cert}: each certificate line of FILE ({@code -}: stdin) printed under
+     * {@code FILE:} (its first line) or {@code FILE:N:}; a key that is no certificate and a line that is no key are
+     * reported on stderr and skipped; exit 1 when no certificate was printed.
+     */
+    static int list(Path file, PrintStream out, PrintStream err) throws Exception {
+        boolean stdin = file.toString().equals("-");
+        String path = stdin ? "(stdin)" : file.toString();
+        String text;
+        if (stdin) {
+            text = new String(System.in.readAllBytes(), StandardCharsets.UTF_8);
+        } else if (!Files.exists(file)) {
+            throw new IllegalArgumentException(file + ": No such file or directory");
+        } else {
+            text = Files.readString(file);
+        }
         boolean any = false;
-        for (String l : text.split("\n")) {
-            String s = l.strip();
-            if (s.isEmpty() || s.startsWith("#")) {
+        int lnum = 0;
+        String[] lines = text.split("\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            lnum++;
+            String s = lines[i].replaceFirst("^[ \t]+", "");
+            // ssh-keygen skips only comments (and the end of the file): a blank line is an invalid key to it
+            if (s.startsWith("#") || (i == lines.length - 1 && s.isEmpty())) {
+                continue;
+            }
+            s = s.strip();
+            String type;
+            try {
+                type = PublicKeyLine.parse(s).keyType();
+            } catch (io.pqssh.core.keys.KeyFileException e) {
+                err.println(path + ":" + lnum + ": invalid key: invalid format");
                 continue;
             }
             SshCertificate c;
             try {
                 c = SshCertificate.parseLine(s);
             } catch (io.pqssh.core.wire.MalformedMessageException e) {
-                throw new IllegalArgumentException(file + " is not a certificate: " + e.getMessage());
+                if (io.pqssh.core.cert.CertificateKeyTypes.isCertificate(type) || type.contains("-cert")) {
+                    err.println(path + ":" + lnum + ": invalid key: invalid format");
+                } else {
+                    err.println(path + ":" + lnum + " is not a certificate");
+                }
+                continue;
             }
             any = true;
-            print(file.toString(), c, out);
+            print(!stdin && lnum == 1 ? path : path + ":" + lnum, c, out);
         }
-        if (!any) {
-            throw new IllegalArgumentException(file + " contains no certificate");
-        }
-        return 0;
+        return any ? 0 : 1;
     }
 
     static void print(String name, SshCertificate c, PrintStream out) throws Exception {

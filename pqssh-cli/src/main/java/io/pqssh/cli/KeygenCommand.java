@@ -177,7 +177,7 @@ public final class KeygenCommand implements Callable<Integer> {
         }
         if (listCertificate) {
             requireFile("-L needs -f FILE");
-            return KeygenCertificates.list(file, System.out);
+            return KeygenCertificates.list(file, System.out, System.err);
         }
         if (signatureFile != null) {
             return KeygenCertificates.sign(new KeygenCertificates.Request(signatureFile, caInAgent, passphrase,

@@ -117,6 +117,40 @@ class KeygenCertificateCliTest {
         }
     }
 
+    /**
+     * -L as ssh-keygen 9.2's do_show_cert: a file of several lines lists each certificate under FILE:N: (the first
+     * line under FILE:), reports a plain key ("FILE:N is not a certificate") and a line that is no key ("FILE:N:
+     * invalid key: invalid format") and goes on; stdin ("-") is "(stdin)"; exit 1 when no certificate was listed,
+     * 255 for a missing file.
+     */
+    @Test
+    void listingSeveralLinesAndStdinAsSshKeygen(@TempDir Path dir) throws Exception {
+        Path ca = CliHarness.sshKeygen(dir.resolve("ca"), "ed25519");
+        Path user = CliHarness.sshKeygen(dir.resolve("id_user"), "ecdsa");
+        ok(sshKeygen(dir, "-q", "-s", ca.toString(), "-I", "first", "-n", "a", pub(user).toString()));
+        String first = Files.readString(dir.resolve("id_user-cert.pub"));
+        ok(sshKeygen(dir, "-q", "-s", ca.toString(), "-I", "second", "-h", pub(user).toString()));
+        String second = Files.readString(dir.resolve("id_user-cert.pub"));
+        Path mixed = Files.writeString(dir.resolve("mixed"), first + "# a comment\n\n" + Files.readString(pub(ca))
+                + "not a key\n" + second);
+        Path leading = Files.writeString(dir.resolve("leading"), "\n  " + first);
+        Path plain = pub(ca);
+        for (Path f : List.of(mixed, leading, plain, dir.resolve("id_user-cert.pub"), dir.resolve("missing"))) {
+            CliHarness.Result theirs = sshKeygen(dir, "-L", "-f", f.toString());
+            CliHarness.Result r = CliHarness.pqssh("keygen", "-L", "-f", f.toString());
+            assertEquals(theirs.rc(), r.rc(), f + ": " + r.all());
+            assertEquals(theirs.out(), r.out(), f.toString());
+            assertEquals(errText(theirs).replace("ssh-keygen: ", ""), errText(r), f.toString());
+        }
+        assertTrue(CliHarness.pqssh("keygen", "-L", "-f", mixed.toString()).out().contains(mixed + ":6:"));
+        String theirStdin = CliHarness.shell(dir, java.util.Map.of(), CliHarness.SSH_KEYGEN + " -L -f - < " + mixed)
+                .out();
+        CliHarness.Result ours = CliHarness.pqsshWithStdin(Files.readAllBytes(mixed), "keygen", "-L", "-f", "-");
+        assertEquals(0, ours.rc(), ours.all());
+        assertTrue(theirStdin.startsWith("(stdin):1:\n"), theirStdin);
+        assertEquals(theirStdin, ours.out());
+    }
+
     /** {@code -z +N} numbers the certificates of one command line N, N+1, ... as ssh-keygen does. */
     @Test
     void serialPlusNumbersEachKeyOfTheCommandLine(@TempDir Path dir) throws Exception {
