@@ -117,6 +117,31 @@ class CertificateServerTest {
         assertNotEquals(0, ssh(port, ops, "echo missing").rc(), "no principals file, yet logged in");
     }
 
+    /**
+     * CASignatureAlgorithms limits the algorithms a trusted CA may have signed with: an ECDSA CA's certificate is
+     * refused under {@code ssh-ed25519} alone and accepted under the default list; an Ed25519 CA's logs in.
+     */
+    @Test
+    void caSignatureAlgorithmsRefuseOtherCaAlgorithms() throws Exception {
+        CliHarness.requireBinary(CliHarness.SSH, "openssh-client");
+        h = new ForwardingHarness(dir);
+        Path edCa = CliHarness.sshKeygen(dir.resolve("ed_ca"), "ed25519");
+        Path ecCa = CliHarness.sshKeygen(dir.resolve("ec_ca"), "ecdsa");
+        Path byEd = CliHarness.sshKeygen(dir.resolve("id_by_ed"), "ed25519");
+        Path byEc = CliHarness.sshKeygen(dir.resolve("id_by_ec"), "ed25519");
+        sshKeygenSign(edCa, byEd, "-I", "by-ed", "-n", CliHarness.user());
+        sshKeygenSign(ecCa, byEc, "-I", "by-ec", "-n", CliHarness.user());
+        Path trusted = Files.writeString(dir.resolve("trusted"), Files.readString(pub(edCa))
+                + Files.readString(pub(ecCa)));
+        Path authorized = Files.writeString(dir.resolve("authorized_keys"), "");
+        int limited = h.startServer(authorized, "-o", "TrustedUserCAKeys=" + trusted, "-o",
+                "CASignatureAlgorithms=ssh-ed25519");
+        assertEquals("by-ed", ssh(limited, byEd, "echo by-ed").out().strip());
+        assertNotEquals(0, ssh(limited, byEc, "echo by-ec").rc(), "an ecdsa-sha2-nistp256 CA signature was taken");
+        int defaults = h.startServer(authorized, "-o", "TrustedUserCAKeys=" + trusted);
+        assertEquals("by-ec", ssh(defaults, byEc, "echo by-ec").out().strip());
+    }
+
     @Test
     void trustedUserCaKeysPrincipalsAndForceCommand() throws Exception {
         CliHarness.requireBinary(CliHarness.SSH, "openssh-client");
