@@ -151,6 +151,51 @@ class KeygenCertificateCliTest {
         assertEquals(theirStdin, ours.out());
     }
 
+    /**
+     * pqssh-signed certificates of classical CAs against Debian's OpenSSH 9.2: sshd accepts user certificates of RSA,
+     * ECDSA and Ed25519 keys signed by pqssh-made RSA (rsa-sha2-512) and ECDSA P-384 CAs, and OpenSSH's ssh accepts
+     * sshd's host certificate signed by {@code pqssh keygen -h} through an {@code @cert-authority} line.
+     */
+    @Test
+    void openSshAcceptsPqsshSignedClassicalCertificates(@TempDir Path dir) throws Exception {
+        CliHarness.requireBinary(CliHarness.SSH, "openssh-client");
+        String user = CliHarness.user();
+        Path rsaCa = dir.resolve("rsa_ca");
+        Path ecCa = dir.resolve("ecdsa_ca");
+        ok(CliHarness.pqssh("keygen", "-q", "-t", "rsa", "-N", "", "-C", "rsa-ca", "-f", rsaCa.toString()));
+        ok(CliHarness.pqssh("keygen", "-q", "-t", "ecdsa", "-b", "384", "-N", "", "-C", "ecdsa-ca", "-f",
+                ecCa.toString()));
+        Path trusted = Files.writeString(dir.resolve("trusted_cas"), Files.readString(pub(rsaCa))
+                + Files.readString(pub(ecCa)));
+        List<String[]> logins = List.of(new String[] {"rsa", "rsa-key-by-rsa-ca", rsaCa.toString(), "CA RSA"},
+                new String[] {"ecdsa", "ecdsa-key-by-ecdsa-ca", ecCa.toString(), "CA ECDSA"},
+                new String[] {"ed25519", "ed25519-key-by-rsa-ca", rsaCa.toString(), "CA RSA"});
+        for (String[] l : logins) {
+            Path key = CliHarness.sshKeygen(dir.resolve("id_" + l[0]), l[0]);
+            ok(CliHarness.pqssh("keygen", "-s", l[2], "-I", l[1], "-n", user, "-V", "-5m:+1h", pub(key).toString()));
+        }
+        // sshd's host key, certified by pqssh before sshd starts (ForwardingHarness uses this file when present)
+        Path hostKey = CliHarness.sshKeygen(dir.resolve("sshd_host_key"), "ed25519");
+        ok(CliHarness.pqssh("keygen", "-s", ecCa.toString(), "-h", "-I", "sshd-host", "-n", "127.0.0.1",
+                pub(hostKey).toString()));
+        Path known = Files.writeString(dir.resolve("known_hosts"), "@cert-authority 127.0.0.1,[127.0.0.1]:* "
+                + Files.readString(pub(ecCa)));
+        try (ForwardingHarness h = new ForwardingHarness(dir)) {
+            int port = h.startSshd(dir.resolve("no_authorized_keys"), "TrustedUserCAKeys " + trusted,
+                    "HostCertificate " + dir.resolve("sshd_host_key-cert.pub"));
+            for (String[] l : logins) {
+                CliHarness.Result r = CliHarness.exec(dir, List.of(CliHarness.SSH.toString(), "-v", "-F", "none",
+                        "-p", String.valueOf(port), "-i", dir.resolve("id_" + l[0]).toString(), "-o",
+                        "IdentitiesOnly=yes", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes", "-o",
+                        "UserKnownHostsFile=" + known, user + "@127.0.0.1", "echo " + l[1]));
+                String log = CliHarness.read(h.sshdLog());
+                assertEquals(l[1], r.out().strip(), r.all() + "\nsshd:\n" + log);
+                assertTrue(r.err().contains("is known and matches the ED25519-CERT host certificate."), r.all());
+                assertTrue(log.contains("ID " + l[1] + " (serial 0) " + l[3] + " SHA256:"), log);
+            }
+        }
+    }
+
     /** {@code -z +N} numbers the certificates of one command line N, N+1, ... as ssh-keygen does. */
     @Test
     void serialPlusNumbersEachKeyOfTheCommandLine(@TempDir Path dir) throws Exception {
