@@ -37,15 +37,19 @@ class CertificateServerTest {
     }
 
     private CliHarness.Result ssh(int port, Path key, String options, String command) throws Exception {
-        return CliHarness.shell(dir, Map.of(), "ssh -F none -o BatchMode=yes -o IdentitiesOnly=yes"
+        return CliHarness.shell(dir, Map.of(), sshLine(port, key, options, command));
+    }
+
+    private static String sshLine(int port, Path key, String options, String command) {
+        return "ssh -F none -o BatchMode=yes -o IdentitiesOnly=yes"
                 + " -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -i " + key + " -p " + port + " "
-                + options + " " + CliHarness.user() + "@127.0.0.1" + (command.isEmpty() ? "" : " '" + command + "'"));
+                + options + " " + CliHarness.user() + "@127.0.0.1" + (command.isEmpty() ? "" : " '" + command + "'");
     }
 
     /**
      * A certificate's source-address is sshd's addr_match_cidr_list: a listed address logs in, a wildcard entry (which
      * from= would match) makes the certificate invalid, as in sshd; and the certificate's missing extensions limit
-     * the session: no permit-pty, no pty; no permit-port-forwarding, no -W.
+     * the session: no permit-pty, no pty; no permit-port-forwarding, no -W; no permit-agent-forwarding, no agent.
      */
     @Test
     void sourceAddressIsACidrListAndMissingExtensionsLimitTheSession() throws Exception {
@@ -61,7 +65,8 @@ class CertificateServerTest {
         // ssh-keygen refuses -O source-address=127.0.0.*, but writes it as a custom critical option
         sshKeygenSign(ca, wildcard, "-I", "wildcard", "-n", user, "-O", "critical:source-address=127.0.0.*");
         sshKeygenSign(ca, full, "-I", "full", "-n", user);
-        sshKeygenSign(ca, bare, "-I", "bare", "-n", user, "-O", "no-pty", "-O", "no-port-forwarding");
+        sshKeygenSign(ca, bare, "-I", "bare", "-n", user, "-O", "no-pty", "-O", "no-port-forwarding", "-O",
+                "no-agent-forwarding");
         Path authorized = Files.writeString(dir.resolve("authorized_keys"), "");
         int port = h.startServer(authorized, "-o", "TrustedUserCAKeys=" + pub(ca));
 
@@ -81,6 +86,16 @@ class CertificateServerTest {
         CliHarness.Result noForward = ssh(port, bare, "-W 127.0.0.1:" + port, "");
         assertTrue(noForward.err().contains("administratively prohibited"), noForward.all());
         assertTrue(!noForward.out().contains("SSH-2.0-"), noForward.all());
+
+        // no permit-agent-forwarding: ssh -A with a running ssh-agent gets no SSH_AUTH_SOCK in the session
+        CliHarness.requireBinary(Path.of("/usr/bin/ssh-agent"), "openssh-client");
+        String withAgent = "eval \"$(ssh-agent -s)\" >/dev/null; trap 'ssh-agent -k >/dev/null' EXIT; ";
+        CliHarness.Result agent = CliHarness.shell(dir, Map.of(), withAgent
+                + sshLine(port, full, "-A", "echo sock=${SSH_AUTH_SOCK:-none}"));
+        assertTrue(agent.out().strip().startsWith("sock=/"), agent.all());
+        CliHarness.Result noAgent = CliHarness.shell(dir, Map.of(), withAgent
+                + sshLine(port, bare, "-A", "echo sock=${SSH_AUTH_SOCK:-none}"));
+        assertEquals("sock=none", noAgent.out().strip(), noAgent.all());
     }
 
     /**
