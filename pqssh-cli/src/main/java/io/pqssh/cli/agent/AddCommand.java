@@ -223,13 +223,15 @@ public final class AddCommand implements Callable<Integer> {
     private int remove(AgentClient agent, Path f) {
         byte[] blob;
         String comment = "";
+        boolean stdin = isStdin(f);
+        Path shown = shown(f);
         try {
-            String text = Files.readString(f);
+            String text = readKey(f);
             Path pub = f.resolveSibling(f.getFileName() + ".pub");
             PublicKeyLine line = null;
             if (io.pqssh.client.keys.KeyFiles.kind(text) == io.pqssh.client.keys.KeyFiles.Kind.PUBLIC_LINE) {
                 line = PublicKeyLine.parse(text.strip());
-            } else if (Files.exists(pub)) {
+            } else if (!stdin && Files.exists(pub)) {
                 line = PublicKeyLine.parse(Files.readString(pub).strip());
             }
             if (line != null) {
@@ -239,11 +241,11 @@ public final class AddCommand implements Callable<Integer> {
                 blob = OpenSshKeyV1.publicKeyBlob(text);
             }
         } catch (Exception e) {
-            System.err.println("Bad key file " + f + ": " + e.getMessage());
+            System.err.println("Bad key file " + shown + ": " + e.getMessage());
             return 1;
         }
-        boolean removed = removeOne(agent, blob, comment, f);
-        if (keysOnly) {
+        boolean removed = removeOne(agent, blob, comment, shown);
+        if (keysOnly || stdin) { // ssh-add -d -: the key read from stdin only
             return removed ? 0 : 1;
         }
         Path certFile = f.resolveSibling(f.getFileName() + "-cert.pub");
@@ -274,6 +276,24 @@ public final class AddCommand implements Callable<Integer> {
         }
         removed |= removeOne(agent, certLine.blob(), certLine.comment(), certFile);
         return removed ? 0 : 1;
+    }
+
+    /** ssh-add's name for a key read from stdin ({@code ssh-add -} and {@code ssh-add -d -}). */
+    private static final String STDIN_NAME = "(stdin)";
+
+    private static boolean isStdin(Path f) {
+        return f.toString().equals("-");
+    }
+
+    /** FILE as ssh-add's messages name it: {@code (stdin)} for {@code -}. */
+    private static Path shown(Path f) {
+        return isStdin(f) ? Path.of(STDIN_NAME) : f;
+    }
+
+    /** The key file's text; {@code -} reads stdin, as ssh-add. */
+    private static String readKey(Path f) throws java.io.IOException {
+        return isStdin(f) ? new String(System.in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
+                : Files.readString(f);
     }
 
     /** ssh-add's fatal() inside a per-file step, its message already printed. */
@@ -312,8 +332,11 @@ public final class AddCommand implements Callable<Integer> {
     private int add(AgentClient agent, Path f, KeyConstraints constraints) {
         OpenSshPrivateKey k = null;
         try {
-            KeyFilePermissions.checkPrivateKeyFile(f);
-            String text = Files.readString(f);
+            if (!isStdin(f)) {
+                KeyFilePermissions.checkPrivateKeyFile(f);
+            }
+            String text = readKey(f);
+            f = shown(f);
             char[] pass = null;
             if (OpenSshKeyV1.isEncrypted(text)) {
                 pass = passphrase(f);
@@ -340,7 +363,7 @@ public final class AddCommand implements Callable<Integer> {
                     constraintLines(constraints);
                 }
             }
-            if (keysOnly) {
+            if (keysOnly || f.toString().equals(STDIN_NAME)) { // ssh-add -: no certificate beside stdin
                 return rc;
             }
             int cert = addCertificate(agent, f, k, constraints);
