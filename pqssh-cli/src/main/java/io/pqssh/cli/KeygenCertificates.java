@@ -349,11 +349,10 @@ final class KeygenCertificates {
         return SHOWN.format(LocalDateTime.ofInstant(Instant.ofEpochSecond(t), ZoneId.systemDefault()));
     }
 
-    /** {@code -L -f FILE}: every certificate in the file, as ssh-keygen -L. */
     /**
-     * ssh-keygen 9.2's {@code do_show_cert}: each certificate line of FILE ({@code -}: stdin) printed under
-     * {@code FILE:} (its first line) or {@code FILE:N:}; a key that is no certificate and a line that is no key are
-     * reported on stderr and skipped; exit 1 when no certificate was printed.
+     * {@code -L -f FILE} as ssh-keygen 9.2's {@code do_show_cert}: each certificate line of FILE ({@code -}: stdin)
+     * printed under {@code FILE:} (its first line) or {@code FILE:N:}; a key that is no certificate and a line that is
+     * no key are reported on stderr and skipped; exit 1 when no certificate was printed.
      */
     static int list(Path file, PrintStream out, PrintStream err) throws Exception {
         boolean stdin = file.toString().equals("-");

@@ -332,7 +332,8 @@ public final class AddCommand implements Callable<Integer> {
     private int add(AgentClient agent, Path f, KeyConstraints constraints) {
         OpenSshPrivateKey k = null;
         try {
-            if (!isStdin(f)) {
+            boolean stdin = isStdin(f);
+            if (!stdin) {
                 KeyFilePermissions.checkPrivateKeyFile(f);
             }
             String text = readKey(f);
@@ -363,7 +364,7 @@ public final class AddCommand implements Callable<Integer> {
                     constraintLines(constraints);
                 }
             }
-            if (keysOnly || f.toString().equals(STDIN_NAME)) { // ssh-add -: no certificate beside stdin
+            if (keysOnly || stdin) { // ssh-add -: no certificate beside stdin
                 return rc;
             }
             int cert = addCertificate(agent, f, k, constraints);

@@ -115,8 +115,8 @@ public final class OpenSshPatterns {
      * OpenSSH's {@code addr_match_cidr_list}, the check of a certificate's {@code source-address} (and of ssh-keygen's
      * {@code -O source-address=}): every entry must be an address or a CIDR block with no host bits set, without
      * wildcards or negation. Returns {@link #MATCH} when {@code addr} is in one of the blocks, {@link #NO_MATCH} when
-     * not (also for an {@code addr} that is no address), {@link #ERROR} when any entry is invalid, whatever the address.
-     * With a null {@code addr} only the list is checked ({@link #NO_MATCH} when valid).
+     * not (also for an {@code addr} that is no address), {@link #ERROR} when any entry is invalid, whatever the
+     * address. With a null {@code addr} only the list is checked ({@link #NO_MATCH} when valid).
      */
     public static int addrMatchCidrList(String addr, String list) {
         byte[] a = addr == null ? null : parseAddress(addr);
