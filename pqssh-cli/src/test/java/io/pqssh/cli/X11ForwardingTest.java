@@ -241,6 +241,76 @@ class X11ForwardingTest {
                 + display.substring(1) + "\n"), args);
     }
 
+    /**
+     * User certificates (ssh-keygen's, OpenSSH's ssh -X) and their permit-X11-forwarding and permit-user-rc
+     * extensions, against pqssh server and Debian's sshd with the same configuration and the same expectations:
+     * with all default extensions, DISPLAY is set and ~/.ssh/rc runs (it gets the cookie and adds it); without
+     * permit-X11-forwarding, ssh's refusal line, no DISPLAY, and rc still runs; without permit-user-rc, DISPLAY is
+     * set, rc does not run (the server adds the cookie itself, so X clients still work). The rc file belongs to an
+     * account this test creates and writes a marker file in its home.
+     */
+    @Test
+    void certificateExtensionsGateX11AndUserRc() throws Exception {
+        startXvfb();
+        String user = account("pqc");
+        Path home = home(user);
+        Path rc = home.resolve(".ssh/rc");
+        Path marker = home.resolve("rc-ran");
+        Files.writeString(rc, "touch \"$HOME/rc-ran\"\n"
+                + "if read proto cookie && [ -n \"$DISPLAY\" ]; then\n"
+                + "  xauth -q add unix:${DISPLAY#localhost:} $proto $cookie\n"
+                + "fi\n");
+        CliHarness.exec(dir, List.of("chown", "-R", user + ":", rc.getParent().toString()));
+        Path ca = CliHarness.sshKeygen(dir.resolve("user_ca"), "ed25519");
+        Path full = CliHarness.sshKeygen(dir.resolve("id_full"), "ed25519");
+        Path noX11 = CliHarness.sshKeygen(dir.resolve("id_nox11"), "ed25519");
+        Path noRc = CliHarness.sshKeygen(dir.resolve("id_norc"), "ed25519");
+        CliHarness.sshKeygenSign(ca, full, "-I", "full", "-n", user);
+        CliHarness.sshKeygenSign(ca, noX11, "-I", "nox11", "-n", user, "-O", "no-x11-forwarding");
+        CliHarness.sshKeygenSign(ca, noRc, "-I", "norc", "-n", user, "-O", "no-user-rc");
+        List<String> config = List.of("X11Forwarding yes", "TrustedUserCAKeys " + CliHarness.pub(ca));
+        String line = "X11 forwarding request failed on channel 0";
+        String probe = "echo display=$DISPLAY.; xdpyinfo | head -1";
+
+        for (String server : List.of("pqssh", "sshd")) {
+            int port = "pqssh".equals(server) ? startPqsshServer(config) : startSshd(config);
+            String what = server + ": ";
+
+            Files.deleteIfExists(marker);
+            CliHarness.Result ok = certSsh(port, user, full, probe);
+            assertEquals(0, ok.rc(), what + ok.all());
+            assertTrue(ok.out().contains("display=localhost:"), what + ok.all());
+            assertTrue(ok.out().contains("name of display:    localhost:"), what + ok.all());
+            assertFalse(ok.err().contains(line), what + ok.all());
+            assertTrue(Files.exists(marker), what + "~/.ssh/rc did not run with permit-user-rc");
+
+            Files.deleteIfExists(marker);
+            CliHarness.Result x = certSsh(port, user, noX11, probe);
+            assertEquals(0, x.rc(), what + x.all());
+            assertTrue(x.out().contains("display=."), what + "DISPLAY without permit-X11-forwarding\n" + x.all());
+            assertTrue(x.err().contains(line), what + x.all());
+            assertTrue(Files.exists(marker), what + "~/.ssh/rc did not run with permit-user-rc");
+
+            Files.deleteIfExists(marker);
+            CliHarness.Result r = certSsh(port, user, noRc, probe);
+            assertEquals(0, r.rc(), what + r.all());
+            assertTrue(r.out().contains("display=localhost:"), what + r.all());
+            assertTrue(r.out().contains("name of display:    localhost:"), what + r.all());
+            assertFalse(Files.exists(marker), what + "~/.ssh/rc ran without permit-user-rc");
+        }
+        assertTrue(CliHarness.read(dir.resolve("server.err")).contains("X11 forwarding disabled by key options."),
+                log());
+    }
+
+    /** OpenSSH's ssh -X with {@code key} and its certificate only. */
+    private CliHarness.Result certSsh(int port, String user, Path key, String command) throws Exception {
+        CliHarness.requireBinary(CliHarness.SSH, "openssh-client");
+        List<String> cmd = new ArrayList<>(List.of(CliHarness.SSH.toString()));
+        cmd.addAll(common(port, "-X", true));
+        cmd.addAll(List.of("-o", "IdentitiesOnly=yes", "-i", key.toString(), user + "@127.0.0.1", command));
+        return run(cmd);
+    }
+
     private static void assertProbeRan(CliHarness.Result r) {
         assertTrue(r.out().contains("display=localhost:"), r.all());
         assertTrue(r.out().contains("name of display:    localhost:"), r.all());
