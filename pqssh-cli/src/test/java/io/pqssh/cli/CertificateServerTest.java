@@ -256,8 +256,8 @@ class CertificateServerTest {
         assertEquals(List.of("%", "two words"), seen.subList(13, 15));
         String home = root ? "/nonexistent" : System.getProperty("user.home");
         assertEquals("HOME=" + home + " USER=" + runAs + " PATH=/usr/bin:/bin:/usr/sbin:/sbin", seen.get(15));
-        // a principal line with options grants nothing (pqssh does not apply them): fail closed
-        assertNotEquals(0, ssh(port, admin, "echo admin").rc(), "admins came from a line with options");
+        // a principal line with from="10.0.0.1" grants nothing to a login from 127.0.0.1, as in sshd
+        assertNotEquals(0, ssh(port, admin, "echo admin").rc(), "from=\"10.0.0.1\" let 127.0.0.1 in");
         // a non-zero exit grants nothing, even with the principal printed (sshd's exited_cleanly)
         Files.writeString(out.resolve("fail"), "");
         assertNotEquals(0, ssh(port, ops, "echo after-fail").rc(), "the command failed");

@@ -36,8 +36,23 @@ class PrincipalsCommandTest {
 
     @Test
     void readsPrincipalLinesAsSshd() {
-        assertEquals(List.of("ops", "dev"), PrincipalsCommand.principalLines(
-                "# comment\n  ops  # trailing\n\n\tdev\r\nfrom=\"10.0.0.1\" admins\n#ops2\n"));
+        String text = "# comment\n  ops  # trailing\n\n\tdev\r\nfrom=\"10.0.0.1\" admins\n#ops2\n"
+                + "bogus-option web\ncommand=\"echo a b\",no-pty\tdb\nno-pty  x  cache\n";
+        assertEquals("ops", PrincipalsCommand.match(text, "f", List.of("ops")).orElseThrow().principal());
+        assertEquals("f:2", PrincipalsCommand.match(text, "f", List.of("ops")).orElseThrow().location());
+        assertEquals("dev", PrincipalsCommand.match(text, "f", List.of("x", "dev")).orElseThrow().principal());
+        assertTrue(PrincipalsCommand.match(text, "f", List.of("dev")).orElseThrow().options().isEmpty());
+        // options principal: the line's options come with it
+        PrincipalsCommand.PrincipalLine admins = PrincipalsCommand.match(text, "f", List.of("admins")).orElseThrow();
+        assertEquals("10.0.0.1", admins.options().from().orElseThrow());
+        // a line whose options do not parse grants nothing
+        assertTrue(PrincipalsCommand.match(text, "f", List.of("web")).isEmpty());
+        // the principal follows the last space (a tab only when there is none), as sshd's strrchr: "b\",no-pty\tdb"
+        assertTrue(PrincipalsCommand.match(text, "f", List.of("db")).isEmpty());
+        // options end at the first blank outside quotes; what lies between them and the principal is not read
+        PrincipalsCommand.PrincipalLine cache = PrincipalsCommand.match(text, "f", List.of("cache")).orElseThrow();
+        assertTrue(!cache.options().ptyAllowed());
+        assertTrue(PrincipalsCommand.match(text, "f", List.of("ops2", "comment")).isEmpty());
     }
 
     @Test

@@ -50,8 +50,15 @@ public final class CertificateAuthorizer {
         DEFAULT_CA_SIGNATURE_ALGORITHMS = List.copyOf(d);
     }
 
-    /** What an accepted certificate grants: the options to enforce and sshd's log text. */
-    public record Grant(AuthorizedKeyOptions options, String logText) {
+    /**
+     * What an accepted certificate grants: the options to enforce (the certificate's, and those of the
+     * AuthorizedPrincipalsFile/Command line that named its principal: both apply, as sshd's {@code sshauthopt_merge})
+     * and sshd's log text.
+     */
+    public record Grant(AuthorizedKeyOptions options, AuthorizedKeyOptions principalOptions, String logText) {
+        public Grant(AuthorizedKeyOptions options, String logText) {
+            this(options, AuthorizedKeyOptions.NONE, logText);
+        }
     }
 
     private final Path trustedUserCaKeys;
@@ -115,9 +122,14 @@ public final class CertificateAuthorizer {
             // the CA's signature, type and validity first: nothing about an unverified certificate is trusted
             CertificateVerifier.check(cert, CertificateType.USER, null, now, caSignatureAlgorithms);
             List<String> accepted = null;
+            PrincipalsCommand.PrincipalLine line = null;
             if (trustedCa(cert.signatureKey())) {
-                accepted = principalsFilePattern == null && principalsCommand == null ? List.of(user)
-                        : authorizedPrincipals(cert, certBlob, user, endpoints);
+                if (principalsFilePattern == null && principalsCommand == null) {
+                    accepted = List.of(user);
+                } else {
+                    line = authorizedPrincipals(cert, certBlob, user, endpoints).orElse(null);
+                    accepted = line == null ? List.of() : List.of(line.principal());
+                }
             } else {
                 Optional<AuthorizedKeyEntry> e = certAuthorities.apply(cert.signatureKey());
                 if (e.isPresent()) {
@@ -144,7 +156,18 @@ public final class CertificateAuthorizer {
                 throw new CertificateException("Authentication tried for " + user + " with valid certificate but"
                         + " not from a permitted source address (" + address + ").");
             }
-            return Optional.of(new Grant(options(cert), logText(cert)));
+            AuthorizedKeyOptions certOptions = options(cert);
+            AuthorizedKeyOptions lineOptions = line == null ? AuthorizedKeyOptions.NONE : line.options();
+            if (line != null) {
+                principalOptionsAllow(line, user, address, now);
+                String lineCommand = lineOptions.command().orElse(null);
+                String certCommand = cert.criticalOption("force-command");
+                if (lineCommand != null && certCommand != null && !lineCommand.equals(certCommand)) {
+                    LOG.error("forced command options do not match");
+                    throw new CertificateException("forced command options do not match");
+                }
+            }
+            return Optional.of(new Grant(certOptions, lineOptions, logText(cert)));
         } catch (CertificateException | io.pqssh.core.wire.MalformedMessageException e) {
             LOG.info("refusing certificate ID {} serial {} for {}: {}", io.pqssh.mina.internal.log.LogText.escape(
                     cert.keyId()), Long.toUnsignedString(cert.serial()), user, e.getMessage());
@@ -178,23 +201,55 @@ public final class CertificateAuthorizer {
         }
     }
 
-    /** sshd's order: the file's principals; the command's only when the file lists none of the certificate's. */
-    private List<String> authorizedPrincipals(SshCertificate cert, byte[] certBlob, String user,
-            PrincipalsCommand.Endpoints endpoints) {
-        List<String> out = new ArrayList<>(principalsFilePattern == null ? List.of() : principalsFromFile(user));
-        if (principalsCommand != null && cert.principals().stream().noneMatch(out::contains)) {
-            accounts.byName(user).ifPresent(a -> out.addAll(principalsCommand.principals(cert, certBlob, a,
-                    endpoints)));
+    /**
+     * sshd's order: the file's first line naming one of the certificate's principals; the command's only when the
+     * file has none.
+     */
+    private Optional<PrincipalsCommand.PrincipalLine> authorizedPrincipals(SshCertificate cert, byte[] certBlob,
+            String user, PrincipalsCommand.Endpoints endpoints) {
+        Optional<PrincipalsCommand.PrincipalLine> line = principalsFilePattern == null ? Optional.empty()
+                : principalsFromFile(cert, user);
+        if (line.isEmpty() && principalsCommand != null) {
+            line = accounts.byName(user).flatMap(a -> principalsCommand.match(cert, certBlob, a, endpoints));
         }
-        return out;
+        return line;
+    }
+
+    /**
+     * sshd's {@code auth_authorise_keyopts(..., "principals")} on the matched line's options: {@code expiry-time},
+     * {@code from=} (the client's address), and no {@code cert-authority} or {@code principals=} on such a line.
+     */
+    private static void principalOptionsAllow(PrincipalsCommand.PrincipalLine line, String user, String address,
+            long now) throws CertificateException {
+        AuthorizedKeyOptions o = line.options();
+        String refused = "Refused by certificate principals options";
+        if (o.principals().isPresent() && !o.certAuthority()) {
+            LOG.info("principals: principals on non-CA key ({})", line.location());
+            throw new CertificateException(refused);
+        }
+        if (o.certAuthority()) {
+            LOG.info("principals: cert-authority flag invalid here ({})", line.location());
+            throw new CertificateException(refused);
+        }
+        Optional<String> why = o.denialReason(address, null, Instant.ofEpochSecond(now));
+        if (why.isPresent()) {
+            if (o.from().isPresent() && why.get().contains("from=")) {
+                LOG.info("principals: Authentication tried for {} with correct key but not from a permitted host"
+                        + " (host={}, ip={}, required={}).", user, address, address,
+                        io.pqssh.mina.internal.log.LogText.escape(o.from().get()));
+            } else {
+                LOG.info("principals: {} ({})", why.get(), line.location());
+            }
+            throw new CertificateException(refused);
+        }
     }
 
     /** AuthorizedPrincipalsFile: read as the command's output (a missing file grants nothing). */
-    private List<String> principalsFromFile(String user) {
+    private Optional<PrincipalsCommand.PrincipalLine> principalsFromFile(SshCertificate cert, String user) {
         Optional<Path> home = homes.apply(user);
         Optional<Path> p = UserPaths.resolve(principalsFilePattern, user, home);
         if (p.isEmpty() || !Files.isRegularFile(p.get())) {
-            return List.of();
+            return Optional.empty();
         }
         try {
             if (strictModes) {
@@ -202,13 +257,13 @@ public final class CertificateAuthorizer {
                 if (why.isPresent()) {
                     LOG.warn("Authentication refused: StrictModes: ignoring AuthorizedPrincipalsFile {} for {}: {}",
                             p.get(), user, why.get());
-                    return List.of();
+                    return Optional.empty();
                 }
             }
-            return PrincipalsCommand.principalLines(Files.readString(p.get()));
+            return PrincipalsCommand.match(Files.readString(p.get()), p.get().toString(), cert.principals());
         } catch (IOException e) {
             LOG.warn("cannot read AuthorizedPrincipalsFile {}: {}", p.get(), e.getMessage());
-            return List.of();
+            return Optional.empty();
         }
     }
 

@@ -212,6 +212,8 @@ public final class FileKeyAuthorizers {
         }
         io.pqssh.mina.internal.auth.AuthAttempt.recordCertificate(session, g.get().logText());
         KeyRestrictions.record(session, g.get().options());
+        // the principals line's options on top (sshauthopt_merge: flags of both, its permitopen/environment)
+        KeyRestrictions.record(session, g.get().principalOptions());
         return true;
     }
 

@@ -68,6 +68,16 @@ public final class AuthorizedKeyOptions {
     }
 
     /**
+     * sshd's {@code sshauthopt_parse} on a whole line, as for an AuthorizedPrincipalsFile line {@code options
+     * principal}: the options up to the first blank outside quotes; what follows is not read here.
+     */
+    public static AuthorizedKeyOptions parseLeading(String line, ZoneId zone) throws OptionsException {
+        List<RawOption> raw = new ArrayList<>();
+        split(line, 0, raw);
+        return interpret(raw, zone);
+    }
+
+    /**
      * Splits the options at the start of {@code line} (from {@code start}) up to the first whitespace outside
      * quotes, appending to {@code out}; returns the index where the options end.
      */
