@@ -201,6 +201,32 @@ class CertificateServerTest {
     }
 
     /**
+     * A {@code cert-authority} line's own options apply to the certificates it vouches for, merged with the
+     * certificate's as sshd 9.2's check_authkey_line (checked by hand with the same line): {@code command=} forces
+     * the command, {@code no-pty} refuses a pty, a different {@code force-command} in the certificate refuses it.
+     */
+    @Test
+    void certAuthorityLineOptionsApply() throws Exception {
+        CliHarness.requireBinary(CliHarness.SSH, "openssh-client");
+        h = new ForwardingHarness(dir);
+        Path ca = CliHarness.sshKeygen(dir.resolve("team_ca"), "ed25519");
+        Path plain = CliHarness.sshKeygen(dir.resolve("id_plain"), "ed25519");
+        Path other = CliHarness.sshKeygen(dir.resolve("id_other"), "ed25519");
+        sshKeygenSign(ca, plain, "-I", "plain", "-n", CliHarness.user());
+        sshKeygenSign(ca, other, "-I", "other", "-n", CliHarness.user(), "-O", "force-command=echo cert");
+        Path authorized = Files.writeString(dir.resolve("authorized_keys"),
+                "cert-authority,no-pty,command=\"echo line\" " + Files.readString(pub(ca)));
+        int port = h.startServer(authorized);
+        CliHarness.Result r = ssh(port, plain, "echo mine");
+        assertEquals("line", r.out().strip(), "command= of the cert-authority line: " + r.all());
+        r = ssh(port, plain, "-tt", "tty");
+        assertTrue(r.err().contains("PTY allocation request failed"), "no-pty of the cert-authority line: " + r.all());
+        r = ssh(port, other, "echo mine");
+        assertNotEquals(0, r.rc(), "command= and a different force-command (forced command options do not match): "
+                + r.all());
+    }
+
+    /**
      * AuthorizedPrincipalsCommand run as AuthorizedPrincipalsCommandUser (nobody when the test runs as root, as in
      * CI): its tokens, its output read as a principals file, and the refusals (another principal, a non-zero exit,
      * a group-writable program), with OpenSSH's ssh presenting ssh-keygen's certificates.

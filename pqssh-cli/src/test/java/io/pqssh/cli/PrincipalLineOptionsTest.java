@@ -48,7 +48,7 @@ class PrincipalLineOptionsTest {
     private CliHarness.Result ssh(int port, Path key, String options, String command) throws Exception {
         return CliHarness.shell(dir, Map.of(), "ssh -F none -o BatchMode=yes -o IdentitiesOnly=yes"
                 + " -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -i " + key + " -p " + port + " "
-                + options + " " + CliHarness.user() + "@127.0.0.1 '" + command + "'");
+                + options + " " + CliHarness.user() + "@127.0.0.1" + (command.isEmpty() ? "" : " '" + command + "'"));
     }
 
     @Test
@@ -60,6 +60,9 @@ class PrincipalLineOptionsTest {
         Path noPty = key("nopty", "-n", "nopty");
         Path broken = key("broken", "-n", "broken");
         Path plain = key("plain", "-n", "plain");
+        Path expired = key("expired", "-n", "expired");
+        Path caLine = key("ca", "-n", "ca");
+        Path restricted = key("restricted", "-n", "restricted");
         Path sameCommand = key("same", "-n", "forced", "-O", "force-command=echo forced");
         Path otherCommand = key("other", "-n", "forced", "-O", "force-command=echo cert");
         Path principals = Files.writeString(dir.resolve("principals"), "# options principal\n"
@@ -67,7 +70,10 @@ class PrincipalLineOptionsTest {
                 + "from=\"10.0.0.1\" remote\n"
                 + "no-pty nopty\n"
                 + "bogus-option broken\n"
-                + "plain\n");
+                + "plain\n"
+                + "expiry-time=\"20200101\" expired\n"
+                + "cert-authority ca\n"
+                + "restrict,pty,command=\"echo restricted\" restricted\n");
         Path log = dir.resolve("server.log");
         int port = startServer(ca, principals, log);
 
@@ -92,7 +98,19 @@ class PrincipalLineOptionsTest {
         r = ssh(port, plain, "-tt", "tty");
         assertTrue(r.out().strip().startsWith("/dev/pts/"), "a line without options: " + r.all());
 
+        r = ssh(port, expired, "", "echo expired");
+        assertNotEquals(0, r.rc(), "an expired principal line granted its principal: " + r.all());
+        r = ssh(port, caLine, "", "echo ca");
+        assertNotEquals(0, r.rc(), "cert-authority on a principal line (sshd: flag invalid here): " + r.all());
+        // restrict,pty,command=: the command with a pty; no forwarding (as sshd 9.2: administratively prohibited)
+        r = ssh(port, restricted, "-tt", "tty");
+        assertEquals("restricted", r.out().strip(), r.all());
+        r = ssh(port, restricted, "-W 127.0.0.1:" + port, "");
+        assertTrue(r.err().contains("administratively prohibited"), "restrict: " + r.all());
+        assertFalse(r.out().contains("SSH-2.0-"), r.all());
+
         String text = CliHarness.read(log);
+        assertTrue(text.contains("principals: entry expired at "), text);
         System.out.println("server log, principal lines:\n" + String.join("\n", text.lines().filter(l -> l.contains(
                 "principal") || l.contains("forced command")).toList()));
         assertTrue(text.contains(principals + ":5: bad principals options: "), text);

@@ -30,7 +30,8 @@ import io.pqssh.core.keys.authorized.OpenSshPatterns;
  * {@code cert-authority} line of the user's authorized_keys (principals: its {@code principals=}, else the user
  * name); the CA's signature, the validity window, {@code CASignatureAlgorithms}, {@code source-address} and unknown
  * critical options are checked here with pqssh's own codec, whatever MINA checked before. The accepted certificate's
- * {@code force-command} and extensions become the connection's session restrictions, as authorized_keys options do.
+ * {@code force-command} and extensions become the connection's session restrictions, as authorized_keys options do,
+ * together with the options of the principals line or {@code cert-authority} line that vouched for it.
  */
 public final class CertificateAuthorizer {
     private static final Logger LOG = LoggerFactory.getLogger(CertificateAuthorizer.class);
@@ -52,7 +53,8 @@ public final class CertificateAuthorizer {
 
     /**
      * What an accepted certificate grants: the options to enforce (the certificate's, and those of the
-     * AuthorizedPrincipalsFile/Command line that named its principal: both apply, as sshd's {@code sshauthopt_merge})
+     * AuthorizedPrincipalsFile/Command line that named its principal or of the authorized_keys {@code cert-authority}
+     * line that vouched for its CA: both apply, as sshd's {@code sshauthopt_merge})
      * and sshd's log text.
      */
     public record Grant(AuthorizedKeyOptions options, AuthorizedKeyOptions principalOptions, String logText) {
@@ -123,18 +125,23 @@ public final class CertificateAuthorizer {
             CertificateVerifier.check(cert, CertificateType.USER, null, now, caSignatureAlgorithms);
             List<String> accepted = null;
             PrincipalsCommand.PrincipalLine line = null;
+            // the options of the line that vouched (principals line or cert-authority line), merged below
+            AuthorizedKeyOptions lineOptions = AuthorizedKeyOptions.NONE;
             if (trustedCa(cert.signatureKey())) {
                 if (principalsFilePattern == null && principalsCommand == null) {
                     accepted = List.of(user);
                 } else {
                     line = authorizedPrincipals(cert, certBlob, user, endpoints).orElse(null);
                     accepted = line == null ? List.of() : List.of(line.principal());
+                    lineOptions = line == null ? lineOptions : line.options();
                 }
             } else {
                 Optional<AuthorizedKeyEntry> e = certAuthorities.apply(cert.signatureKey());
                 if (e.isPresent()) {
                     accepted = e.get().options().principals().isPresent() ? e.get().options().principalList()
                             : List.of(user);
+                    // sshd's check_authkey_line merges the cert-authority line's options with the certificate's
+                    lineOptions = e.get().options();
                 }
             }
             if (accepted == null) {
@@ -157,15 +164,15 @@ public final class CertificateAuthorizer {
                         + " not from a permitted source address (" + address + ").");
             }
             AuthorizedKeyOptions certOptions = options(cert);
-            AuthorizedKeyOptions lineOptions = line == null ? AuthorizedKeyOptions.NONE : line.options();
             if (line != null) {
                 principalOptionsAllow(line, user, address, now);
-                String lineCommand = lineOptions.command().orElse(null);
-                String certCommand = cert.criticalOption("force-command");
-                if (lineCommand != null && certCommand != null && !lineCommand.equals(certCommand)) {
-                    LOG.error("forced command options do not match");
-                    throw new CertificateException("forced command options do not match");
-                }
+            }
+            // sshauthopt_merge: a command= of the line and a different force-command of the certificate refuse
+            String lineCommand = lineOptions.command().orElse(null);
+            String certCommand = cert.criticalOption("force-command");
+            if (lineCommand != null && certCommand != null && !lineCommand.equals(certCommand)) {
+                LOG.error("forced command options do not match");
+                throw new CertificateException("forced command options do not match");
             }
             return Optional.of(new Grant(certOptions, lineOptions, logText(cert)));
         } catch (CertificateException | io.pqssh.core.wire.MalformedMessageException e) {
@@ -231,15 +238,15 @@ public final class CertificateAuthorizer {
             LOG.info("principals: cert-authority flag invalid here ({})", line.location());
             throw new CertificateException(refused);
         }
-        Optional<String> why = o.denialReason(address, null, Instant.ofEpochSecond(now));
-        if (why.isPresent()) {
-            if (o.from().isPresent() && why.get().contains("from=")) {
-                LOG.info("principals: Authentication tried for {} with correct key but not from a permitted host"
-                        + " (host={}, ip={}, required={}).", user, address, address,
-                        io.pqssh.mina.internal.log.LogText.escape(o.from().get()));
-            } else {
-                LOG.info("principals: {} ({})", why.get(), line.location());
-            }
+        if (o.expiryTime().isPresent() && o.expiryTime().get().getEpochSecond() < now) {
+            LOG.info("principals: entry expired at {} ({})", o.expiryTime().get(), line.location());
+            throw new CertificateException(refused);
+        }
+        // from=: sshd's match_host_and_ip, the address standing for the host name (UseDNS no)
+        if (o.denialReason(address, null, Instant.ofEpochSecond(now)).isPresent()) {
+            LOG.info("principals: Authentication tried for {} with correct key but not from a permitted host"
+                    + " (host={}, ip={}, required={}).", user, address, address,
+                    io.pqssh.mina.internal.log.LogText.escape(o.from().orElse("")));
             throw new CertificateException(refused);
         }
     }
