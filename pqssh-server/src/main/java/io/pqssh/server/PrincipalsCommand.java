@@ -20,7 +20,7 @@ import io.pqssh.server.login.AccountSource;
  * sshd's {@code AuthorizedPrincipalsCommand} and {@code AuthorizedPrincipalsCommandUser} ({@code
  * match_principals_command} in auth2-pubkey.c), run as {@link AuthorizationCommand} says with the tokens
  * {@code %% %C %D %F %f %h %i %K %k %s %T %t %U %u}; its output is read as an AuthorizedPrincipalsFile, lines
- * {@code [options] principal} ({@link #match(String, String, List)}). Any failure grants no principal.
+ * {@code [options] principal} ({@code match}). Any failure grants no principal.
  */
 public final class PrincipalsCommand {
     private static final Logger LOG = LoggerFactory.getLogger(PrincipalsCommand.class);
