@@ -82,8 +82,9 @@ public final class PrincipalsCommand {
                 try {
                     options = AuthorizedKeyOptions.parseLeading(s, ZoneId.systemDefault());
                 } catch (AuthorizedKeyOptions.OptionsException e) {
+                    // the reason quotes the file's text: escaped, as every line of the user's files in the log
                     LOG.info("{}: bad principals options: {}", io.pqssh.mina.internal.log.LogText.escape(loc),
-                            e.getMessage());
+                            io.pqssh.mina.internal.log.LogText.escape(e.getMessage()));
                     continue;
                 }
             }
