@@ -120,6 +120,23 @@ class OpenSshClientToPqsshServerTest {
                 r.all());
     }
 
+    /**
+     * The exit status reaches the client before the channel's EOF: a client whose input has ended (here /dev/null)
+     * closes the channel as soon as EOF arrives, after which nothing more is sent on it, so a status sent after EOF
+     * could be lost (seen through OpenSSH's mux master in CI).
+     */
+    @Test
+    void exitStatusComesBeforeEof() throws Exception {
+        PqsshServer s = startServer(false);
+        CliHarness.Result r = ssh(s, userKey, List.of("-n"), "echo out; echo err >&2; exit 3");
+        assertEquals(3, r.rc(), r.all());
+        int status = r.err().indexOf("rtype exit-status");
+        int eof = r.err().indexOf("channel 0: rcvd eof");
+        assertTrue(status >= 0 && eof >= 0, "ssh -vv shows neither line\n" + r.all());
+        assertTrue(status < eof, "EOF came before the exit status\n" + r.all());
+        assertEquals("out", r.out().strip(), r.all());
+    }
+
     @Test
     void defaultKexIsSntrup761BecauseOpenSsh92LacksMlkem() throws Exception {
         PqsshServer s = startServer(false);

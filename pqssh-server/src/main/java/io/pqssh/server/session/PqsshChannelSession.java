@@ -218,6 +218,25 @@ public class PqsshChannelSession extends ChannelSession {
         return super.handleSubsystemParsed(request, subsystem);
     }
 
+    /**
+     * The exit status goes out before EOF. MINA's order is EOF, then exit-status, and a client whose own input has
+     * ended answers EOF with CLOSE at once (OpenSSH's ssh does); once that CLOSE is in, MINA sends nothing more on
+     * the channel, so a thread descheduled between the two packets lost the exit status (OpenSSH's mux master then
+     * reported none, seen in CI). sshd keeps the channel until its child has exited; here the status simply comes
+     * first, after the process's last output.
+     */
+    @Override
+    protected void closeShell(int exitValue, boolean closeImmediately) throws java.io.IOException {
+        if (!isClosing()) {
+            java.io.OutputStream o = out;
+            if (o != null) {
+                o.flush();
+            }
+            sendExitStatus(exitValue);
+        }
+        super.closeShell(exitValue, closeImmediately);
+    }
+
     /** The session's process died from {@code signal} (RFC 4254 name): send exit-signal instead of exit-status. */
     void exitBySignal(String signal, boolean core) {
         this.coreDumped = core;
