@@ -35,7 +35,6 @@ final class ProcessJail {
     private final MethodHandle getgrouplist;
     private final MethodHandle getresuid;
     private final MethodHandle getresgid;
-    private final MethodHandle umask;
     private final MethodHandle strerror;
 
     ProcessJail() {
@@ -50,7 +49,6 @@ final class ProcessJail {
                 ValueLayout.ADDRESS));
         getgrouplist = plain("getgrouplist", FunctionDescriptor.of(INT, ValueLayout.ADDRESS, INT,
                 ValueLayout.ADDRESS, ValueLayout.ADDRESS));
-        umask = plain("umask", FunctionDescriptor.of(INT, INT));
         strerror = plain("strerror", FunctionDescriptor.of(ValueLayout.ADDRESS, INT));
         // strerror's first call loads its message catalogue state; do it while the libraries can still be read
         message(2);
@@ -139,15 +137,6 @@ final class ProcessJail {
             throw e;
         } catch (Throwable t) {
             throw new IOException("getresuid: " + t, t);
-        }
-    }
-
-    /** Sets the process's umask (sftp-server's -u), returning the old one. */
-    int umask(int mask) throws IOException {
-        try {
-            return (int) umask.invokeExact(mask & 0777);
-        } catch (Throwable t) {
-            throw new IOException("umask: " + t, t);
         }
     }
 

@@ -88,17 +88,12 @@ public final class SftpJail {
             } else if (!root.equals("-") && jail.uids()[1] != 0) {
                 throw new JailException("a ChrootDirectory needs the server to run as root");
             }
-            if (options.umask() != null) {
-                jail.umask(options.umask());
-            }
         } catch (IOException e) {
             throw new JailException(e.getMessage());
         }
         if (options.startDirectory().equals(home) && !Files.isDirectory(Path.of(home))) {
             // sshd: the home directory when it exists inside the new root, else / without a word
-            options = new SftpServerOptions("/", options.home(), options.user(), options.readOnly(), options.umask(),
-                    options.allowed(), options.denied(), options.logLevel(), options.facility(),
-                    options.logToStderr(), options.query());
+            options = options.withStartDirectory("/");
         }
         try {
             return new SftpFileServer(options).serve(in, out);

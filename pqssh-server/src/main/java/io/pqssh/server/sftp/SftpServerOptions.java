@@ -61,6 +61,11 @@ public record SftpServerOptions(String startDirectory, String home, String user,
                 logToStderr, query);
     }
 
+    public SftpServerOptions withStartDirectory(String dir) {
+        return new SftpServerOptions(dir, home, user, readOnly, umask, allowed, denied, logLevel, facility,
+                logToStderr, query);
+    }
+
     public SftpServerOptions withUmask(Integer mask) {
         return new SftpServerOptions(startDirectory, home, user, readOnly, mask, allowed, denied, logLevel, facility,
                 logToStderr, query);
